@@ -1,0 +1,66 @@
+// The one registry of error codes: every error the service answers with has a code here,
+// an HTTP status and a title. docs/errors.md is kept in step with this table by a test.
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly title: string;
+}
+
+export const ERRORS = {
+  // Transfer validation (token-rules.md)
+  INVALID_TX: { status: 400, title: 'Transaction cannot be parsed' },
+  NON_FINAL_TX: { status: 400, title: 'Transaction lock time or sequence is not final' },
+  LIMIT_EXCEEDED: { status: 400, title: 'Transaction exceeds a size or count limit' },
+  UNKNOWN_INPUT: { status: 400, title: 'Input is not a known token output' },
+  INPUT_SPENT: { status: 400, title: 'Input already spent' },
+  INPUT_LOCKED: { status: 400, title: 'Input locked by another transfer' },
+  DUPLICATE_INPUT: { status: 400, title: 'Input spent twice in one transaction' },
+  BAD_OWNER_SIGNATURE: { status: 400, title: 'Owner signature is missing or invalid' },
+  BAD_SIGHASH: { status: 400, title: 'Owner signature has the wrong sighash type' },
+  FOREIGN_OUTPUT: { status: 400, title: 'Output is neither a token output nor an allowed data output' },
+  WRONG_TOKEN: { status: 400, title: 'Output carries another token' },
+  WRONG_APPROVER: { status: 400, title: 'Output is locked to another approver' },
+  INVALID_AMOUNT: { status: 400, title: 'Token amount is not a canonical positive integer' },
+  TOKEN_NOT_CONSERVED: { status: 400, title: 'Token inputs and outputs do not balance' },
+  NO_FEE_TIER: { status: 400, title: 'No fee tier covers the transferred amount' },
+  FEE_TOO_LOW: { status: 400, title: 'Fee output below the fee tier' },
+  // Request validation
+  INVALID_JSON: { status: 400, title: 'Invalid JSON payload' },
+  INVALID_REQUEST: { status: 400, title: 'Request does not match the schema' },
+  INVALID_PARAMETER: { status: 400, title: 'Parameter out of range' },
+  INVALID_ADDRESS: { status: 400, title: 'Invalid address' },
+  INVALID_TXID: { status: 400, title: 'Invalid transaction ID' },
+  INVALID_CALLBACK_URL: { status: 400, title: 'Callback URL refused' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  // Access
+  UNAUTHORIZED: { status: 401, title: 'Missing, unknown or revoked API key' },
+  FORBIDDEN: { status: 403, title: 'API key lacks the needed scope' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  IDEMPOTENCY_CONFLICT: { status: 422, title: 'Idempotency key reused with another request' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  // Service state
+  BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },
+  FUNDING_EXHAUSTED: { status: 503, title: 'Funding pool exhausted' },
+  LEDGER_UNAVAILABLE: { status: 503, title: 'Ledger unavailable' },
+  NOT_READY: { status: 503, title: 'Service not ready' },
+  INTERNAL: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a registered code. `detail` is safe to show to the client. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extra: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(code: ErrorCode, detail: string, extra?: Record<string, unknown>) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.extra = extra;
+  }
+}

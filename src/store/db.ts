@@ -1,0 +1,28 @@
+// The storage port: raw SQL (one dialect, PostgreSQL) behind a small interface.
+// Adapters: PGlite (embedded) and pg (PostgreSQL). Both return rows the same way:
+// NUMERIC and INT8 as decimal strings, BYTEA as Uint8Array, TIMESTAMPTZ as Date,
+// arrays as JS arrays, JSONB as parsed values.
+
+export type SqlValue =
+  | string
+  | number
+  | bigint
+  | boolean
+  | null
+  | Uint8Array
+  | Date
+  | readonly string[]
+  | readonly number[];
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]>;
+}
+
+export interface Db extends Queryable {
+  readonly dialect: 'pglite' | 'postgres';
+  /** Runs fn in one database transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
