@@ -1,0 +1,118 @@
+// The scale-out adapter: PostgreSQL through a pg Pool.
+import pg from 'pg';
+
+import type { Db, Queryable, Row, SqlValue } from './db.js';
+import { closableTx, TransactionScope } from './transaction-scope.js';
+import { pgParserOverrides, type TextParser } from './wire-types.js';
+
+export interface PostgresDbOptions {
+  /** Pool size (default 10). */
+  max?: number;
+  /**
+   * Schema to work in: created when missing and made the only entry of search_path on
+   * every connection. Lets several databases share one PostgreSQL database (tests give
+   * each file its own). Lower-case letters, digits and underscores.
+   */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const overrides = pgParserOverrides((oid) => pg.types.getTypeParser(oid, 'text') as TextParser);
+
+/** Per-pool type parsers (pg's global table is left alone). */
+const types = {
+  getTypeParser(oid: number, format?: string): unknown {
+    if (format !== 'binary') {
+      const parser = overrides[oid];
+      if (parser !== undefined) return parser;
+    }
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+type Client = Pick<pg.PoolClient, 'query'>;
+
+/**
+ * A query with parameters runs as one prepared statement; one without parameters runs
+ * through the simple protocol and may hold several statements, whose last result's rows
+ * are returned (as the PGlite adapter does).
+ */
+async function run<R extends Row>(client: Client, sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+  const result = (await client.query(sql, params === undefined ? [] : (params as unknown[]))) as
+    | pg.QueryResult
+    | pg.QueryResult[];
+  const last = Array.isArray(result) ? result.at(-1) : result;
+  return (last?.rows ?? []) as R[];
+}
+
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (err) {
+    // Two processes creating it at once: one of them sees a duplicate; the schema exists.
+    const code = (err as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw err;
+  }
+}
+
+/** Opens a pool on `url` (postgres://...) and checks that it connects. */
+export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}): Promise<Db> {
+  const { schema } = opts;
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    types,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // A connection dropped while idle: the pool discards it and the next query opens a new
+  // one. Without a listener the 'error' event would crash the process.
+  pool.on('error', () => {});
+  try {
+    if (schema !== undefined) await createSchema(pool, schema);
+    else await pool.query('SELECT 1');
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+
+  const scope = new TransactionScope();
+  let closed = false;
+
+  return {
+    dialect: 'postgres',
+    query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+      scope.assertOutside('query');
+      return run<R>(pool, sql, params);
+    },
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      scope.assertOutside('transaction');
+      const client = await pool.connect();
+      const { tx, close } = closableTx((sql, params) => run(client, sql, params));
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await scope.run(() => fn(tx));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackErr) {
+          // The connection is unusable: destroy it rather than return it to the pool.
+          broken = rollbackErr as Error;
+        }
+        throw err;
+      } finally {
+        close();
+        client.release(broken);
+      }
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// Fresh databases for tests, on every adapter available: PGlite in memory always,
+// PostgreSQL when TEST_DATABASE_URL is set (a schema of its own per call, dropped after).
+// Other suites may use it: `for (const target of testTargets()) describe(target.name, ...)`.
+import { randomBytes } from 'node:crypto';
+
+import type { Db } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { openPgliteDb } from '../../src/store/pglite-db.js';
+import { openPostgresDb } from '../../src/store/postgres-db.js';
+
+export interface FreshDb {
+  readonly db: Db;
+  /** PostgreSQL only: the schema it lives in, to open more pools on the same database. */
+  readonly schema?: string;
+  /** Closes it and, on PostgreSQL, drops its schema. */
+  dispose(): Promise<void>;
+}
+
+export interface TestTarget {
+  readonly name: 'pglite' | 'postgres';
+  /** A new, empty database; migrated unless told otherwise. */
+  fresh(opts?: { migrate?: boolean }): Promise<FreshDb>;
+}
+
+export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
+
+function uniqueSchemaName(): string {
+  return `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+const pgliteTarget: TestTarget = {
+  name: 'pglite',
+  async fresh(opts = {}) {
+    const db = await openPgliteDb('memory');
+    if (opts.migrate !== false) await migrate(db);
+    return { db, dispose: () => db.close() };
+  },
+};
+
+function postgresTarget(url: string): TestTarget {
+  return {
+    name: 'postgres',
+    async fresh(opts = {}) {
+      const schema = uniqueSchemaName();
+      const db = await openPostgresDb(url, { schema, max: 8 });
+      if (opts.migrate !== false) await migrate(db);
+      return {
+        db,
+        schema,
+        async dispose() {
+          try {
+            await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          } finally {
+            await db.close();
+          }
+        },
+      };
+    },
+  };
+}
+
+export function testTargets(): TestTarget[] {
+  return testDatabaseUrl === undefined ? [pgliteTarget] : [pgliteTarget, postgresTarget(testDatabaseUrl)];
+}
