@@ -1,0 +1,111 @@
+// Completes a valid transfer: adds the funding input, cosigns every token input with the
+// approver key (ALL|FORKID, committing to every input), signs the funding input, then
+// verifies every input of the result before anything leaves the process.
+import { LockingScript, type SignatureHashCache, Transaction, UnlockingScript } from '@bsv/sdk';
+import { hash160 } from '../crypto/hash.js';
+import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
+import { sighashDigest } from '../crypto/sighash.js';
+import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
+import { verifySpend } from '../crypto/verify-spend.js';
+import { networkFee } from './network-fee.js';
+import { concatBytes, pushData, readChunks } from './script-chunks.js';
+import { buildP2pkhScript } from './token-script.js';
+import type { ValidTransfer } from './validate-transfer.js';
+
+export interface FundingOutput {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+  readonly lockingScript: Uint8Array;
+}
+
+export interface CosignKeys {
+  /** Private key (32 bytes) whose public key is the token's approver. */
+  readonly approver: Uint8Array;
+  /** Private key (32 bytes) of the funding pool's P2PKH outputs. */
+  readonly funding: Uint8Array;
+}
+
+export interface CompletedTransfer {
+  readonly tx: Transaction;
+  readonly raw: Uint8Array;
+  readonly txid: string;
+  /** Satoshis the miner receives. */
+  readonly networkFee: bigint;
+}
+
+export class CompletionError extends Error {
+  override name = 'CompletionError';
+}
+
+export function completeTransfer(
+  valid: ValidTransfer,
+  funding: FundingOutput,
+  keys: CosignKeys,
+  satoshisPerKb: bigint,
+): CompletedTransfer {
+  const fundingPub = publicKeyOf(keys.funding);
+  const fundingScript = buildP2pkhScript(hash160(fundingPub));
+  if (Buffer.compare(Buffer.from(fundingScript), Buffer.from(funding.lockingScript)) !== 0) {
+    throw new CompletionError('funding output is not locked to the funding key');
+  }
+  const tx = Transaction.fromBinary(valid.parsed.tx.toUint8Array());
+  tx.addInput({
+    sourceTXID: funding.txid,
+    sourceOutputIndex: funding.vout,
+    unlockingScript: new UnlockingScript(),
+    sequence: 0xffffffff,
+  });
+  const sources = [
+    ...valid.inputs.map((o) => ({ lockingScript: toLocking(o.lockingScript), satoshis: o.satoshis })),
+    { lockingScript: toLocking(funding.lockingScript), satoshis: funding.satoshis },
+  ];
+
+  const cache: SignatureHashCache = {};
+  const unlocking: Uint8Array[] = [];
+  for (const [i, input] of valid.inputs.entries()) {
+    const owner = readChunks(tx.inputs[i]!.unlockingScript!.toUint8Array());
+    const ownerSig = owner?.[0]?.data;
+    const ownerPub = owner?.[1]?.data;
+    if (ownerSig === undefined || ownerPub === undefined)
+      throw new CompletionError(`input ${i} lost its owner unlock`);
+    const digest = sighashDigest(tx, i, sources[i]!.lockingScript, input.satoshis, SIGHASH_ALL_FORKID, cache);
+    const approverSig = withHashType(signDigest(digest, keys.approver));
+    unlocking.push(concatBytes([pushData(approverSig), pushData(ownerSig), pushData(ownerPub)]));
+  }
+  const f = valid.inputs.length;
+  const fundingDigest = sighashDigest(
+    tx,
+    f,
+    sources[f]!.lockingScript,
+    funding.satoshis,
+    SIGHASH_ALL_FORKID,
+    cache,
+  );
+  unlocking.push(
+    concatBytes([pushData(withHashType(signDigest(fundingDigest, keys.funding))), pushData(fundingPub)]),
+  );
+  for (const [i, script] of unlocking.entries())
+    tx.inputs[i]!.unlockingScript = UnlockingScript.fromBinary([...script]);
+
+  const verifyCache: SignatureHashCache = {};
+  for (const [i, source] of sources.entries()) {
+    const check = verifySpend(tx, i, source, verifyCache);
+    if (!check.ok) throw new CompletionError(`input ${i} does not verify after cosigning: ${check.reason}`);
+  }
+  const raw = tx.toUint8Array();
+  const paid =
+    sources.reduce((s, o) => s + o.satoshis, 0n) -
+    tx.outputs.reduce((s, o) => s + BigInt(o.satoshis ?? 0), 0n);
+  const needed = networkFee(raw.length, satoshisPerKb);
+  if (paid < needed) throw new CompletionError(`funding pays ${paid} satoshis, the network asks ${needed}`);
+  return { tx, raw, txid: tx.id('hex'), networkFee: paid };
+}
+
+function withHashType(der: Uint8Array): Uint8Array {
+  return concatBytes([der, Uint8Array.of(SIGHASH_ALL_FORKID)]);
+}
+
+function toLocking(script: Uint8Array): LockingScript {
+  return LockingScript.fromBinary([...script]);
+}

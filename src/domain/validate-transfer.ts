@@ -1,0 +1,116 @@
+// Rules 2, 3, 5 and 6 of a submitted transfer (token-rules.md), given the token outputs the
+// index holds for its inputs. Rule 7 (not already spent on the ledger) is the index's own
+// state here, and the ledger's refusal at broadcast. Pure but for signature checks (crypto).
+import { LockingScript } from '@bsv/sdk';
+import { checkOwnerSignature } from '../crypto/owner-signature.js';
+import type { SignatureHashCache } from '../crypto/sighash.js';
+import { pubKeyHashOf } from './address.js';
+import type { Bsv21Op } from './bsv21.js';
+import { type FeeTier, feeTierFor } from './fee-tiers.js';
+import type { ParsedTransfer } from './parse-transfer.js';
+import type { TokenConfig } from './token-config.js';
+import type { Refusal } from './transfer-refusal.js';
+
+/** A token output as the index holds it. */
+export interface KnownTokenOutput {
+  readonly txid: string;
+  readonly vout: number;
+  readonly owner: string;
+  readonly amount: bigint;
+  readonly op: Bsv21Op;
+  readonly lockingScript: Uint8Array;
+  readonly satoshis: bigint;
+  /** spent: a transaction spends it; reserved: a live ticket holds it. */
+  readonly state: 'unspent' | 'spent' | 'reserved';
+}
+
+export type TransferKind = 'transfer' | 'burn' | 'operator';
+
+export interface ValidTransfer {
+  readonly ok: true;
+  readonly parsed: ParsedTransfer;
+  readonly inputs: readonly KnownTokenOutput[];
+  readonly kind: TransferKind;
+  /** Sum of outputs to owners that are neither input owners nor the fee address. */
+  readonly transferred: bigint;
+  readonly feeTier: FeeTier | null;
+  readonly feePaid: bigint;
+}
+
+export function validateTransfer(
+  parsed: ParsedTransfer,
+  known: ReadonlyMap<string, KnownTokenOutput>,
+  config: TokenConfig,
+): ValidTransfer | Refusal {
+  const inputs: KnownTokenOutput[] = [];
+  for (const outpoint of parsed.outpoints) {
+    const output = known.get(outpoint);
+    if (output === undefined)
+      return refuse('UNKNOWN_INPUT', `outpoint ${outpoint} is not an output of this token`);
+    if (output.op === 'burn')
+      return refuse('UNKNOWN_INPUT', `outpoint ${outpoint} is burned and cannot be spent`);
+    if (output.state === 'spent') return refuse('INPUT_SPENT', `outpoint ${outpoint} already spent`);
+    if (output.state === 'reserved') {
+      return refuse('INPUT_LOCKED', `outpoint ${outpoint} was locked in a previous transaction attempt`);
+    }
+    inputs.push(output);
+  }
+
+  const cache: SignatureHashCache = {};
+  for (const [i, input] of inputs.entries()) {
+    const ownerPkh = pubKeyHashOf(input.owner);
+    if (ownerPkh === null) return refuse('UNKNOWN_INPUT', `input ${i} has no P2PKH owner`);
+    const source = {
+      lockingScript: LockingScript.fromBinary([...input.lockingScript]),
+      satoshis: input.satoshis,
+    };
+    const check = checkOwnerSignature(parsed.tx, i, source, ownerPkh, cache);
+    if (!check.ok) return refuse(check.code, `input ${i}: ${check.reason}`);
+  }
+
+  const totalIn = inputs.reduce((sum, o) => sum + o.amount, 0n);
+  const totalOut = parsed.tokenOutputs.reduce((sum, o) => sum + o.amount, 0n);
+  if (totalIn !== totalOut) {
+    return refuse('TOKEN_NOT_CONSERVED', `inputs carry ${totalIn} atomic units, outputs ${totalOut}`);
+  }
+  return checkFee(parsed, inputs, config);
+}
+
+function checkFee(
+  parsed: ParsedTransfer,
+  inputs: readonly KnownTokenOutput[],
+  config: TokenConfig,
+): ValidTransfer | Refusal {
+  const inputOwners = new Set(inputs.map((o) => o.owner));
+  const destinations = parsed.tokenOutputs.filter(
+    (o) => !inputOwners.has(o.owner) && o.owner !== config.feeAddress,
+  );
+  const transferred = destinations.reduce((sum, o) => sum + o.amount, 0n);
+  const feePaid = parsed.tokenOutputs
+    .filter((o) => o.owner === config.feeAddress && o.op === 'transfer')
+    .reduce((sum, o) => sum + o.amount, 0n);
+  const base = { ok: true as const, parsed, inputs, transferred, feePaid };
+
+  const operators = new Set([config.mintAddress, config.feeAddress]);
+  if ([...inputOwners].every((owner) => operators.has(owner))) {
+    return { ...base, kind: 'operator', feeTier: null };
+  }
+  const burnsOnly =
+    destinations.length > 0 && destinations.every((o) => o.op === 'burn' || o.owner === config.burnAddress);
+  const burnOps = parsed.tokenOutputs.some((o) => o.op === 'burn');
+  if (burnsOnly || (destinations.length === 0 && burnOps)) return { ...base, kind: 'burn', feeTier: null };
+
+  const tier = feeTierFor(config.feeTiers, transferred);
+  if (tier === null) return refuse('NO_FEE_TIER', `no single fee tier covers ${transferred} atomic units`);
+  if (feePaid < tier.fee) {
+    return refuse(
+      'FEE_TOO_LOW',
+      `fee outputs pay ${feePaid} atomic units, the tier for ${transferred} asks ${tier.fee}`,
+    );
+  }
+  return { ...base, kind: 'transfer', feeTier: tier };
+}
+
+function refuse(code: Refusal['code'], detail: string): Refusal {
+  return { ok: false, code, detail };
+}

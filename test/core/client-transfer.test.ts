@@ -1,0 +1,119 @@
+// Transfers built and signed by the reference client are accepted, completed and verified;
+// the fast verification path agrees with @bsv/sdk's interpreter on every input.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Spend, type Transaction } from '@bsv/sdk';
+import Mnee from '@mnee/ts-sdk';
+import { verifySpend } from '../../src/crypto/verify-spend.js';
+import { completeTransfer } from '../../src/domain/complete-transfer.js';
+import { requiredFunding } from '../../src/domain/network-fee.js';
+import { parseTransfer } from '../../src/domain/parse-transfer.js';
+import { fromHex } from '../../src/domain/script-chunks.js';
+import { isRefusal } from '../../src/domain/transfer-refusal.js';
+import { validateTransfer } from '../../src/domain/validate-transfer.js';
+import { lockingFrom, party, TokenWorld, withFetch } from '../support/token-world.js';
+
+const FEE_RATE = 50n;
+
+async function clientTransfer(world: TokenWorld, wif: string, to: { address: string; amount: number }[]) {
+  return withFetch(world.fetch, async () => {
+    const mnee = new Mnee({ environment: 'sandbox', apiKey: 'test' });
+    const { rawtx } = await mnee.transfer(to, wif, { broadcast: false });
+    assert.ok(rawtx, 'client returned a raw transaction');
+    return fromHex(rawtx);
+  });
+}
+
+function interpreterAccepts(tx: Transaction, i: number, script: Uint8Array, satoshis: bigint): boolean {
+  const input = tx.inputs[i]!;
+  try {
+    return new Spend({
+      sourceTXID: input.sourceTXID!,
+      sourceOutputIndex: input.sourceOutputIndex,
+      sourceSatoshis: Number(satoshis),
+      lockingScript: lockingFrom(script),
+      transactionVersion: tx.version,
+      otherInputs: tx.inputs.filter((_, j) => j !== i),
+      outputs: tx.outputs,
+      unlockingScript: input.unlockingScript!,
+      inputSequence: input.sequence ?? 0xffffffff,
+      inputIndex: i,
+      lockTime: tx.lockTime,
+    }).validate();
+  } catch {
+    return false;
+  }
+}
+
+describe('reference client transfers', () => {
+  it('accepts, completes and verifies a two-input transfer with fee and change', async () => {
+    const world = new TokenWorld();
+    const alice = party('alice');
+    const bob = party('bob');
+    world.credit(alice, [3_000_000n, 2_000_000n]);
+    const raw = await clientTransfer(world, alice.wif, [{ address: bob.address, amount: 40 }]);
+
+    const parsed = parseTransfer(raw, world.config);
+    assert.ok(!isRefusal(parsed), show(parsed));
+    const valid = validateTransfer(parsed, world.outputs, world.config);
+    assert.ok(valid.ok, show(valid));
+    assert.equal(valid.kind, 'transfer');
+    assert.equal(valid.transferred, 4_000_000n);
+    assert.equal(valid.feePaid, 1000n);
+    assert.equal(valid.inputs.length, 2);
+
+    const needed = requiredFunding(parsed, 2n, FEE_RATE);
+    const funding = world.fundingOutput(needed);
+    const done = completeTransfer(
+      valid,
+      funding,
+      { approver: world.approver.privateKey, funding: world.funding.privateKey },
+      FEE_RATE,
+    );
+    assert.equal(done.tx.inputs.length, 3);
+    assert.equal(done.tx.outputs.length, parsed.tx.outputs.length);
+
+    const sources = [...valid.inputs, funding];
+    for (const [i, source] of sources.entries()) {
+      const fast = verifySpend(done.tx, i, {
+        lockingScript: lockingFrom(source.lockingScript),
+        satoshis: source.satoshis,
+      });
+      assert.deepEqual(fast, { ok: true }, `fast path, input ${i}`);
+      assert.equal(
+        interpreterAccepts(done.tx, i, source.lockingScript, source.satoshis),
+        true,
+        `interpreter, input ${i}`,
+      );
+    }
+  });
+
+  it('accepts a transfer that spends one output exactly (no change)', async () => {
+    const world = new TokenWorld();
+    const alice = party('alice');
+    world.credit(alice, [100_100n]);
+    const raw = await clientTransfer(world, alice.wif, [{ address: party('carol').address, amount: 1 }]);
+    const parsed = parseTransfer(raw, world.config);
+    assert.ok(!isRefusal(parsed));
+    assert.equal(parsed.tokenOutputs.length, 2, 'recipient and fee, no change');
+    const valid = validateTransfer(parsed, world.outputs, world.config);
+    assert.ok(valid.ok, show(valid));
+  });
+
+  it('refuses to complete with a funding output that does not cover the network fee', async () => {
+    const world = new TokenWorld();
+    const alice = party('alice');
+    world.credit(alice, [5_000_000n]);
+    const raw = await clientTransfer(world, alice.wif, [{ address: party('dave').address, amount: 2 }]);
+    const parsed = parseTransfer(raw, world.config);
+    assert.ok(!isRefusal(parsed));
+    const valid = validateTransfer(parsed, world.outputs, world.config);
+    assert.ok(valid.ok);
+    const keys = { approver: world.approver.privateKey, funding: world.funding.privateKey };
+    assert.throws(() => completeTransfer(valid, world.fundingOutput(2n), keys, 1000n), /funding pays/);
+  });
+});
+
+function show(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)).slice(0, 400);
+}
