@@ -25,18 +25,23 @@ export interface Migration {
 }
 
 /**
- * The folder of the .sql files. Beside this module when running from src/ (tsx); when
- * running compiled from dist/ (tsc does not copy .sql files), found as src/store/migrations
- * under the package root, the nearest folder above holding package.json.
+ * The folder of the .sql files, for a module in `moduleDir`: beside it when running from
+ * src/ (tsx); when running compiled from dist/ (tsc does not copy .sql files), found as
+ * src/store/migrations under the package root, the nearest folder above holding package.json.
  */
-export function migrationsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const beside = join(here, 'migrations');
+export function migrationsDirFrom(moduleDir: string): string {
+  const beside = join(moduleDir, 'migrations');
   if (existsSync(beside)) return beside;
-  for (let dir = here; ; dir = dirname(dir)) {
+  for (let dir = moduleDir; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return join(dir, 'src', 'store', 'migrations');
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${here} to find the migrations from`);
+    if (dirname(dir) === dir)
+      throw new Error(`no package.json above ${moduleDir} to find the migrations from`);
   }
+}
+
+/** The service's own migrations folder. */
+export function migrationsDir(): string {
+  return migrationsDirFrom(dirname(fileURLToPath(import.meta.url)));
 }
 
 /** Reads the migrations of `dir` in order, refusing misnamed files and duplicate numbers. */
