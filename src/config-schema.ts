@@ -1,0 +1,117 @@
+// The settings of the service, as one TypeBox schema: names, types, defaults, descriptions
+// and `x-secret` (how describeConfig redacts a value). The configuration reference is
+// generated from this file; env variables and flags derive from the names.
+import { type Static, Type } from 'typebox';
+
+const Url = (description: string, secret?: 'password') =>
+  Type.Optional(
+    Type.String({
+      pattern: '^[a-z][a-z0-9+.-]*://\\S+$',
+      description,
+      ...(secret ? { 'x-secret': secret } : {}),
+    }),
+  );
+const Count = (def: number, description: string) => Type.Integer({ minimum: 1, default: def, description });
+
+export const ROLES = ['api', 'tracker', 'deliverer', 'devnet'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const ConfigSchema = Type.Object(
+  {
+    env: Type.Enum(['sandbox', 'production'], { default: 'sandbox', description: 'Environment served.' }),
+    host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address the HTTP server binds.' }),
+    port: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 3000,
+      description: 'HTTP port (0: any free port).',
+    }),
+    dataDir: Type.String({
+      minLength: 1,
+      default: './.tokenproxy',
+      description: 'Folder of PGlite and the devnet.',
+    }),
+    databaseUrl: Url('PostgreSQL URL (postgres://...); absent: PGlite in dataDir.', 'password'),
+    arcUrl: Url('Base URL of the ARC ledger API; absent: the embedded devnet.'),
+    arcApiKey: Type.Optional(
+      Type.String({ minLength: 1, description: 'Bearer token for ARC.', 'x-secret': 'value' }),
+    ),
+    redisUrl: Url('Redis URL (reserved for shared rate limits).', 'password'),
+    roles: Type.Array(Type.Enum([...ROLES]), {
+      minItems: 1,
+      uniqueItems: true,
+      default: [...ROLES],
+      description: 'Roles this process runs (comma-separated in env and flags).',
+    }),
+    blockIntervalMs: Type.Integer({
+      minimum: 0,
+      default: 10_000,
+      description: 'Devnet block interval (0: on command only).',
+    }),
+    feeRateSatPerKb: Type.Integer({
+      minimum: 0,
+      default: 100,
+      description: 'Network fee rate, satoshis per 1000 bytes.',
+    }),
+    bodyLimit: Type.Integer({
+      minimum: 1024,
+      default: 1_048_576,
+      description: 'Maximum request body, bytes.',
+    }),
+    maxAddresses: Count(1000, 'Addresses per request.'),
+    maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),
+    maxInputs: Count(100, 'Inputs per transfer.'),
+    maxOutputs: Count(100, 'Outputs per transfer.'),
+    anonymousRead: Type.Boolean({ default: true, description: 'Allow read endpoints without an API key.' }),
+    rateLimitEnabled: Type.Boolean({ default: true, description: 'Answer 429 above the rate limits.' }),
+    rateLimitWindowMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description: 'Rate limit window, ms.',
+    }),
+    rateLimitPerKey: Count(1200, 'Requests per window per API key.'),
+    rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
+    callbackAllow: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Hosts or CIDRs allowed as callback targets despite being private (sandbox and tests only).',
+    }),
+    publicBaseUrl: Url('Public base URL of the service, as clients reach it.'),
+    trustProxy: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Addresses or CIDRs of trusted reverse proxies (empty: X-Forwarded-* ignored).',
+    }),
+    logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+export type ConfigKey = keyof Static<typeof ConfigSchema>;
+export const CONFIG_KEYS = Object.keys(ConfigSchema.properties) as ConfigKey[];
+
+/** `feeRateSatPerKb` -> `TOKENPROXY_FEE_RATE_SAT_PER_KB`. */
+export function envNameOf(key: ConfigKey): string {
+  return `TOKENPROXY_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** `feeRateSatPerKb` -> `fee-rate-sat-per-kb` (used as `--fee-rate-sat-per-kb`). */
+export function flagNameOf(key: ConfigKey): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** Conventional variable names also read (the TOKENPROXY_* name wins when both are set). */
+export const ENV_ALIASES: Readonly<Partial<Record<ConfigKey, string>>> = {
+  port: 'PORT',
+  host: 'HOST',
+  databaseUrl: 'DATABASE_URL',
+  arcUrl: 'ARC_URL',
+  arcApiKey: 'ARC_API_KEY',
+  redisUrl: 'REDIS_URL',
+};
+
+/** How a secret setting is shown: `value` hides it all, `password` hides a URL's password. */
+export function secretKindOf(key: ConfigKey): 'value' | 'password' | undefined {
+  const kind = (ConfigSchema.properties[key] as { 'x-secret'?: unknown })['x-secret'];
+  return kind === 'value' || kind === 'password' ? kind : undefined;
+}

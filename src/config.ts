@@ -1,0 +1,135 @@
+// Configuration: defaults -> JSON file (--config / TOKENPROXY_CONFIG) -> environment
+// (TOKENPROXY_* and PORT, HOST, DATABASE_URL, ARC_URL, ARC_API_KEY, REDIS_URL) -> argv
+// flags -> validated by ConfigSchema, checked for production, frozen.
+import { readFileSync } from 'node:fs';
+import { Compile } from 'typebox/compile';
+import { CONFIG_KEYS, type Config, type ConfigKey, ConfigSchema, secretKindOf } from './config-schema.js';
+import { type SettingValue, settingsFromArgv, settingsFromEnv, settingsFromFile } from './config-sources.js';
+
+export {
+  CONFIG_KEYS,
+  type Config,
+  type ConfigKey,
+  ConfigSchema,
+  ENV_ALIASES,
+  envNameOf,
+  flagNameOf,
+  LOG_LEVELS,
+  ROLES,
+} from './config-schema.js';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigInput {
+  /** Flags only (the command name already taken off). */
+  readonly argv?: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Reads the JSON file named by --config / TOKENPROXY_CONFIG (default: fs, utf8). */
+  readonly readFile?: (path: string) => string;
+}
+
+const validator = Compile(ConfigSchema);
+
+/** Production refuses the embedded stand-ins (PGlite, devnet) and the callback allow-list. */
+export function productionProblems(config: Config): string[] {
+  if (config.env !== 'production') return [];
+  const problems: string[] = [];
+  if (config.databaseUrl === undefined) {
+    problems.push('production needs databaseUrl (DATABASE_URL): PGlite is for sandbox and development only');
+  } else if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    problems.push('production needs a PostgreSQL databaseUrl (postgres://...): PGlite is refused');
+  }
+  if (config.arcUrl === undefined) {
+    problems.push('production needs arcUrl (ARC_URL): the embedded devnet ledger is not a network');
+  }
+  if (config.roles.includes('devnet')) problems.push("production cannot run the 'devnet' role");
+  if (config.callbackAllow.length > 0) {
+    problems.push('production refuses callbackAllow (the allow-list is for sandbox and tests)');
+  }
+  return problems;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Loads, validates and freezes the configuration; throws ConfigError listing every problem. */
+export function loadConfig(input: LoadConfigInput = {}): Config {
+  const env = input.env ?? {};
+  const problems: string[] = [];
+  const argv = settingsFromArgv(input.argv ?? [], problems);
+  const filePath = argv.configPath ?? env.TOKENPROXY_CONFIG;
+
+  const layers: SettingValue[] = [];
+  if (filePath !== undefined && filePath !== '') {
+    const readFile = input.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+    let text: string | undefined;
+    try {
+      text = readFile(filePath);
+    } catch (error) {
+      problems.push(`config file ${filePath}: ${(error as Error).message}`);
+    }
+    if (text !== undefined) layers.push(...settingsFromFile(filePath, text, problems));
+  }
+  layers.push(...settingsFromEnv(env, problems), ...argv.settings);
+
+  const merged: Record<string, unknown> = {};
+  const origins = new Map<ConfigKey, string>();
+  for (const { key, value, origin } of layers) {
+    merged[key] = value;
+    origins.set(key, origin);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const config = validator.Default(merged) as Config;
+  if (!validator.Check(config)) {
+    for (const error of validator.Errors(config).slice(0, 20)) {
+      const key = error.instancePath.split('/')[1] as ConfigKey | undefined;
+      const name = key ?? 'configuration';
+      const origin = key === undefined ? undefined : origins.get(key);
+      problems.push(`${name}${origin === undefined ? '' : ` (from ${origin})`}: ${error.message}`);
+    }
+    throw new ConfigError(problems);
+  }
+  problems.push(...productionProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(config);
+}
+
+export const REDACTED = '[REDACTED]';
+
+/** `postgres://user:secret@host/db` -> `postgres://user:[REDACTED]@host/db`. */
+export function redactPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, `$1${REDACTED}@`);
+}
+
+/** A plain copy of the configuration with secrets redacted (safe to log). */
+export function redactConfig(config: Config): Record<ConfigKey, unknown> {
+  const out = {} as Record<ConfigKey, unknown>;
+  for (const key of CONFIG_KEYS) {
+    const value = config[key];
+    const kind = secretKindOf(key);
+    if (value === undefined || kind === undefined) out[key] = value;
+    else out[key] = kind === 'value' ? REDACTED : redactPassword(String(value));
+  }
+  return out;
+}
+
+/** The configuration as text, one `name = value` per line, secrets redacted. */
+export function describeConfig(config: Config): string {
+  const redacted = redactConfig(config);
+  return CONFIG_KEYS.filter((key) => redacted[key] !== undefined)
+    .map((key) => `${key} = ${JSON.stringify(redacted[key])}`)
+    .join('\n');
+}
