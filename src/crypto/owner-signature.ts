@@ -1,8 +1,9 @@
 // Checks a submitted token input's owner signature: the wallet's unlocking script
 // `<owner sig> <owner pubkey>`, signed with sighash ALL|ANYONECANPAY|FORKID (0xc1).
-import type { SignatureHashCache, Transaction } from '@bsv/sdk';
+import type { Transaction } from '@bsv/sdk';
 import { bytesEqual, readChunks } from '../domain/script-chunks.js';
 import { hash160 } from './hash.js';
+import type { SignatureHashCache } from './sighash.js';
 import { SIGHASH_OWNER } from './signature-encoding.js';
 import { checkSig, type SourceOutput } from './verify-spend.js';
 

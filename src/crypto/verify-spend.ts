@@ -2,11 +2,12 @@
 // Fast path (libsecp256k1) for the two templates this service lives on: P2PKH and the
 // cosign template (with or without the BSV-21 envelope in front); every other script goes
 // through @bsv/sdk's interpreter (Spend). Tests cross-check both paths on every fixture.
-import { type LockingScript, type SignatureHashCache, Spend, type Transaction } from '@bsv/sdk';
+import { type LockingScript, Spend, type Transaction } from '@bsv/sdk';
 import { bytesEqual, type Chunk, readChunks } from '../domain/script-chunks.js';
 import { parseCosignScript, parseP2pkhScript, parseTokenScript } from '../domain/token-script.js';
 import { hash160 } from './hash.js';
 import { verifyDigest } from './secp256k1.js';
+import type { SignatureHashCache } from './sighash.js';
 import { sighashDigest } from './sighash.js';
 import {
   isDefinedForkIdHashType,

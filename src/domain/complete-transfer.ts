@@ -1,9 +1,11 @@
 // Completes a valid transfer: adds the funding input, cosigns every token input with the
 // approver key (ALL|FORKID, committing to every input), signs the funding input, then
 // verifies every input of the result before anything leaves the process.
-import { LockingScript, type SignatureHashCache, Transaction, UnlockingScript } from '@bsv/sdk';
+import { Transaction, UnlockingScript } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
+import { lockingScriptOf, unlockingScriptOf } from '../crypto/script-objects.js';
 import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
+import type { SignatureHashCache } from '../crypto/sighash.js';
 import { sighashDigest } from '../crypto/sighash.js';
 import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
 import { verifySpend } from '../crypto/verify-spend.js';
@@ -57,8 +59,8 @@ export function completeTransfer(
     sequence: 0xffffffff,
   });
   const sources = [
-    ...valid.inputs.map((o) => ({ lockingScript: toLocking(o.lockingScript), satoshis: o.satoshis })),
-    { lockingScript: toLocking(funding.lockingScript), satoshis: funding.satoshis },
+    ...valid.inputs.map((o) => ({ lockingScript: lockingScriptOf(o.lockingScript), satoshis: o.satoshis })),
+    { lockingScript: lockingScriptOf(funding.lockingScript), satoshis: funding.satoshis },
   ];
 
   const cache: SignatureHashCache = {};
@@ -85,8 +87,7 @@ export function completeTransfer(
   unlocking.push(
     concatBytes([pushData(withHashType(signDigest(fundingDigest, keys.funding))), pushData(fundingPub)]),
   );
-  for (const [i, script] of unlocking.entries())
-    tx.inputs[i]!.unlockingScript = UnlockingScript.fromBinary([...script]);
+  for (const [i, script] of unlocking.entries()) tx.inputs[i]!.unlockingScript = unlockingScriptOf(script);
 
   const verifyCache: SignatureHashCache = {};
   for (const [i, source] of sources.entries()) {
@@ -104,8 +105,4 @@ export function completeTransfer(
 
 function withHashType(der: Uint8Array): Uint8Array {
   return concatBytes([der, Uint8Array.of(SIGHASH_ALL_FORKID)]);
-}
-
-function toLocking(script: Uint8Array): LockingScript {
-  return LockingScript.fromBinary([...script]);
 }

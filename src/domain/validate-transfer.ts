@@ -1,8 +1,8 @@
 // Rules 2, 3, 5 and 6 of a submitted transfer (token-rules.md), given the token outputs the
 // index holds for its inputs. Rule 7 (not already spent on the ledger) is the index's own
 // state here, and the ledger's refusal at broadcast. Pure but for signature checks (crypto).
-import { LockingScript } from '@bsv/sdk';
 import { checkOwnerSignature } from '../crypto/owner-signature.js';
+import { lockingScriptOf } from '../crypto/script-objects.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
 import { pubKeyHashOf } from './address.js';
 import type { Bsv21Op } from './bsv21.js';
@@ -61,7 +61,7 @@ export function validateTransfer(
     const ownerPkh = pubKeyHashOf(input.owner);
     if (ownerPkh === null) return refuse('UNKNOWN_INPUT', `input ${i} has no P2PKH owner`);
     const source = {
-      lockingScript: LockingScript.fromBinary([...input.lockingScript]),
+      lockingScript: lockingScriptOf(input.lockingScript),
       satoshis: input.satoshis,
     };
     const check = checkOwnerSignature(parsed.tx, i, source, ownerPkh, cache);

@@ -1,6 +1,7 @@
 // Builds owner-signed transfers by hand (not through the client), so a test can break
 // exactly one rule: any outputs, any sighash type, any signer.
 import { Transaction, UnlockingScript } from '@bsv/sdk';
+import { unlockingScriptOf } from '../../src/crypto/script-objects.js';
 import { signDigest } from '../../src/crypto/secp256k1.js';
 import { sighashDigest } from '../../src/crypto/sighash.js';
 import { SIGHASH_OWNER } from '../../src/crypto/signature-encoding.js';
@@ -60,8 +61,7 @@ export function buildTransfer(options: BuildOptions): Uint8Array {
       const sig = concatBytes([signDigest(digest, signer.privateKey), Uint8Array.of(scope)]);
       return concatBytes([pushData(sig), pushData(signer.publicKey)]);
     });
-    for (const [i, script] of unlocks.entries())
-      tx.inputs[i]!.unlockingScript = UnlockingScript.fromBinary([...script]);
+    for (const [i, script] of unlocks.entries()) tx.inputs[i]!.unlockingScript = unlockingScriptOf(script);
   }
   return tx.toUint8Array();
 }

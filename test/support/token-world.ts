@@ -2,8 +2,9 @@
 // and a fake network answering the reference client (@mnee/ts-sdk) from that data, so the
 // client builds and signs real transfers (broadcast: false) without a server.
 import { createHash } from 'node:crypto';
-import { LockingScript, PrivateKey, Transaction, UnlockingScript } from '@bsv/sdk';
+import { type LockingScript, PrivateKey, Transaction, UnlockingScript } from '@bsv/sdk';
 import { hash160 } from '../../src/crypto/hash.js';
+import { lockingScriptOf } from '../../src/crypto/script-objects.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
 import { DEFAULT_FEE_TIERS } from '../../src/domain/fee-tiers.js';
@@ -209,7 +210,7 @@ function parseOwnerAmount(script: Uint8Array, tokenId: string) {
 }
 
 export function lockingFrom(script: Uint8Array): LockingScript {
-  return LockingScript.fromBinary([...script]);
+  return lockingScriptOf(script);
 }
 
 /** Runs `fn` with globalThis.fetch answered by `fetchImpl`, restoring it afterwards. */

@@ -1,0 +1,80 @@
+// bench:core — validates and completes client-style transfers (2 inputs, 3 token outputs) and,
+// in the same run, times raw libsecp256k1 sign and verify. Prints transfers per second per core
+// and that figure as a fraction of the crypto-only ceiling: the signature operations one transfer
+// needs (2 owner verifies at validation; 3 signs: 2 cosigns + funding; 5 verifies of the result)
+// at libsecp256k1's measured speed.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { publicKeyOf, signDigest, verifyDigest } from '../src/crypto/secp256k1.js';
+import { completeTransfer } from '../src/domain/complete-transfer.js';
+import { requiredFunding } from '../src/domain/network-fee.js';
+import { parseTransfer } from '../src/domain/parse-transfer.js';
+import { isRefusal } from '../src/domain/transfer-refusal.js';
+import { validateTransfer } from '../src/domain/validate-transfer.js';
+import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
+import { party, TokenWorld } from '../test/support/token-world.js';
+
+const N = Number(process.env.BENCH_TRANSFERS ?? 400);
+const OPS = Number(process.env.BENCH_CRYPTO_OPS ?? 4000);
+const RATE = 50n;
+const SIGNS_PER_TRANSFER = 3;
+const VERIFIES_PER_TRANSFER = 7;
+
+function cryptoSecondsPerTransfer(): { sign: number; verify: number } {
+  const key = randomBytes(32);
+  const pub = publicKeyOf(key);
+  const digests = Array.from({ length: OPS }, () => randomBytes(32));
+  let t = performance.now();
+  const sigs = digests.map((d) => signDigest(d, key));
+  const sign = (performance.now() - t) / 1000 / OPS;
+  t = performance.now();
+  let ok = 0;
+  for (const [i, d] of digests.entries()) if (verifyDigest(sigs[i]!, d, pub)) ok++;
+  const verify = (performance.now() - t) / 1000 / OPS;
+  if (ok !== OPS) throw new Error('baseline verification failed');
+  return { sign, verify };
+}
+
+function prepare() {
+  const world = new TokenWorld();
+  const alice = party('alice');
+  const bob = party('bob');
+  const raws: Uint8Array[] = [];
+  for (let i = 0; i < N; i++) {
+    const inputs = world.credit(alice, [600_000n + BigInt(i), 400_000n]);
+    const out = (o: typeof bob, amt: bigint) => tokenOutput(o, amt, world.config.tokenId, world.config.approver);
+    raws.push(
+      buildTransfer({ inputs, outputs: [out(bob, 500_000n), out(world.fee, 100n), out(alice, 499_900n + BigInt(i))], signer: alice }),
+    );
+  }
+  return { world, raws };
+}
+
+function runTransfers(world: TokenWorld, raws: readonly Uint8Array[]): number {
+  const keys = { approver: world.approver.privateKey, funding: world.funding.privateKey };
+  const funding = world.fundingOutput(10_000n);
+  const t = performance.now();
+  for (const raw of raws) {
+    const parsed = parseTransfer(raw, world.config);
+    if (isRefusal(parsed)) throw new Error(parsed.detail);
+    const valid = validateTransfer(parsed, world.outputs, world.config);
+    if (!valid.ok) throw new Error(valid.detail);
+    if (requiredFunding(parsed, 2n, RATE) > funding.satoshis) throw new Error('funding too small');
+    completeTransfer(valid, funding, keys, RATE);
+  }
+  return raws.length / ((performance.now() - t) / 1000);
+}
+
+const { world, raws } = prepare();
+runTransfers(world, raws.slice(0, 20)); // warm-up
+const before = cryptoSecondsPerTransfer();
+const perSecond = runTransfers(world, raws);
+const after = cryptoSecondsPerTransfer();
+const sign = (before.sign + after.sign) / 2;
+const verify = (before.verify + after.verify) / 2;
+const ceiling = 1 / (SIGNS_PER_TRANSFER * sign + VERIFIES_PER_TRANSFER * verify);
+
+console.log(`libsecp256k1 baseline: ${Math.round(1 / sign)} sign/s, ${Math.round(1 / verify)} verify/s (one core)`);
+console.log(`crypto-only ceiling: ${ceiling.toFixed(0)} transfers/s (${SIGNS_PER_TRANSFER} signs + ${VERIFIES_PER_TRANSFER} verifies each)`);
+console.log(`validate + complete: ${perSecond.toFixed(0)} transfers/s per core (${N} transfers, 2 inputs, 3 token outputs)`);
+console.log(`ratio to ceiling: ${(perSecond / ceiling).toFixed(2)} (target >= 0.5)`);
