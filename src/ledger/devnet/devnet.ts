@@ -1,0 +1,416 @@
+// The embedded devnet: a Ledger that behaves like the network (UTXO set, mempool, script and
+// fee checks with ARC's error numbers, blocks with real merkle roots and BUMPs, reorgs on
+// command) and persists in its data folder. Every change is applied in memory, appended to the
+// journal, and acknowledged (answer, subscriber notification) only once the journal is on disk.
+import { join } from 'node:path';
+import { verifySpend } from '../../crypto/verify-spend.js';
+import {
+  type BroadcastResult,
+  type ChainTip,
+  type FeePolicy,
+  type Ledger,
+  LedgerUnavailableError,
+  type StatusListener,
+  type TxStatus,
+} from '../port.js';
+import type { CoinbaseOutput } from './block.js';
+import { ChainState, type StatusChange } from './chain-state.js';
+import {
+  coinbaseOutputsOfGenesis,
+  type DevnetEntry,
+  encodeBlockEntry,
+  genesisOutputsOf,
+  replayEntry,
+} from './devnet-entries.js';
+import { lockFolder } from './folder-lock.js';
+import { txidOf } from './hashing.js';
+import { type Journal, memoryJournal, openJournal } from './journal.js';
+import { decodeSubmission, type ParsedTx } from './tx-format.js';
+import { validateTransaction } from './tx-validation.js';
+
+/** An output of the genesis coinbase: where the service's funds come from. */
+export type GenesisOutput = CoinbaseOutput;
+
+export interface DevnetOptions {
+  /** Folder of the journal and the lock; in memory when absent. */
+  readonly dataDir?: string;
+  /** Outputs of the coinbase of block 0, created at the first open of the folder. */
+  readonly genesis?: readonly GenesisOutput[];
+  /** Mines a block this often when the mempool holds transactions; 0 = only on command. Default 10000. */
+  readonly blockIntervalMs?: number;
+  /** Mining fee policy. Default 1 sat/kB (ARC's published policy). */
+  readonly feeRateSatPerKb?: bigint;
+  /** Largest transaction accepted (474 above). Default 10 MB. */
+  readonly maxTxSizeBytes?: number;
+  /** Clock, milliseconds since the epoch. Default Date.now. */
+  readonly now?: () => number;
+  /** Errors of the interval miner. Default: written to stderr. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface MinedBlock {
+  readonly height: number;
+  readonly hash: string;
+  /** Unix seconds. */
+  readonly time: number;
+  /** Coinbase first. */
+  readonly txids: readonly string[];
+}
+
+export interface DevnetBlock extends MinedBlock {
+  /** The 80-byte header, hex. */
+  readonly header: string;
+}
+
+export interface ReorgOptions {
+  /** Transactions of the disconnected blocks (or the mempool) to drop, with their descendants. */
+  readonly drop?: readonly string[];
+  /** Raw transactions mined in the new chain, replacing whatever mempool transaction they conflict with. */
+  readonly include?: readonly Uint8Array[];
+}
+
+export interface ReorgResult {
+  readonly disconnected: readonly MinedBlock[];
+  readonly connected: readonly MinedBlock[];
+  /** Dropped or replaced transactions, descendants included: now rejected. */
+  readonly evicted: readonly string[];
+  readonly included: readonly BroadcastResult[];
+}
+
+export interface DevnetUtxo {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+  readonly lockingScript: Uint8Array;
+}
+
+export interface Devnet extends Ledger {
+  mine(blocks?: number): Promise<MinedBlock[]>;
+  reorg(depth: number, opts?: ReorgOptions): Promise<ReorgResult>;
+  /** Status changes with the stale-block flag ARC reports (MINED_IN_STALE_BLOCK). */
+  subscribeChanges(listener: (change: StatusChange) => void): () => void;
+  isInStaleBlock(txid: string): boolean;
+  blocks(): DevnetBlock[];
+  /** The confirmed UTXO set (unspendable outputs left out). */
+  utxos(): DevnetUtxo[];
+  mempoolTxids(): string[];
+  readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
+}
+
+export class DevnetGenesisMismatchError extends Error {
+  constructor(dataDir: string) {
+    super(
+      `the devnet in ${dataDir} was created with other genesis outputs; use a new data folder to change them`,
+    );
+    this.name = 'DevnetGenesisMismatchError';
+  }
+}
+
+export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
+  const lock = opts.dataDir === undefined ? null : lockFolder(opts.dataDir);
+  try {
+    const state = new ChainState();
+    let journal: Journal = memoryJournal();
+    let serial = 0;
+    if (opts.dataDir !== undefined) {
+      const opened = await openJournal(join(opts.dataDir, 'devnet.journal'));
+      journal = opened.journal;
+      for (const entry of opened.entries)
+        serial = Math.max(serial, replayEntry(state, entry as DevnetEntry) + 1);
+    }
+    const devnet = new EmbeddedDevnet(state, journal, serial, opts, () => lock?.release());
+    await devnet.start(opts.genesis);
+    return devnet;
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+class EmbeddedDevnet implements Devnet {
+  readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
+  private readonly now: () => number;
+  private readonly listeners = new Set<(change: StatusChange) => void>();
+  /** Changes not yet told to subscribers, waiting for the journal: queued = delivered + queue.length. */
+  private readonly queue: StatusChange[] = [];
+  private queued = 0;
+  private delivered = 0;
+  private batch: DevnetEntry[] | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly state: ChainState,
+    private readonly journal: Journal,
+    private serial: number,
+    private readonly opts: DevnetOptions,
+    private readonly releaseLock: () => void,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.policy = {
+      feeRateSatPerKb: opts.feeRateSatPerKb ?? 1n,
+      maxTxSizeBytes: opts.maxTxSizeBytes ?? 10_000_000,
+    };
+  }
+
+  async start(genesis: readonly GenesisOutput[] | undefined): Promise<void> {
+    if (this.state.tip === undefined) {
+      this.connect(genesis ?? []);
+      await this.commit();
+    } else if (genesis !== undefined && !sameOutputs(genesisOutputsOf(this.state), genesis)) {
+      throw new DevnetGenesisMismatchError(this.opts.dataDir ?? '(memory)');
+    }
+    const interval = this.opts.blockIntervalMs ?? 10_000;
+    if (interval > 0) {
+      this.timer = setInterval(() => {
+        if (this.state.mempool.size === 0 || this.closed) return;
+        this.mine(1).catch(
+          this.opts.onError ?? ((err) => process.stderr.write(`devnet: mining failed: ${err}\n`)),
+        );
+      }, interval);
+      this.timer.unref();
+    }
+  }
+
+  async broadcast(rawTx: Uint8Array): Promise<BroadcastResult> {
+    this.ensureOpen();
+    const decoded = decodeSubmission(rawTx);
+    if (!decoded.ok) {
+      return { ok: false, txid: txidOf(rawTx), arcCode: 463, reason: decoded.reason, retryable: false };
+    }
+    if (decoded.format === 'beef') {
+      for (const ancestor of decoded.ancestors) if (!this.state.has(ancestor.txid)) this.submit(ancestor);
+    }
+    const result = this.submit(decoded.tx);
+    await this.commit();
+    return result;
+  }
+
+  async status(txid: string): Promise<TxStatus> {
+    this.ensureOpen();
+    await this.journal.sync();
+    return this.state.status(txid);
+  }
+
+  async rawTransaction(txid: string): Promise<Uint8Array | null> {
+    this.ensureOpen();
+    await this.journal.sync();
+    return this.state.raw(txid)?.slice() ?? null;
+  }
+
+  async tip(): Promise<ChainTip> {
+    this.ensureOpen();
+    await this.journal.sync();
+    const tip = this.state.tip!;
+    return { height: tip.height, hash: tip.hash, time: tip.time };
+  }
+
+  async feePolicy(): Promise<FeePolicy> {
+    this.ensureOpen();
+    return { satoshisPerKb: this.policy.feeRateSatPerKb };
+  }
+
+  subscribe(listener: StatusListener): () => void {
+    return this.subscribeChanges((change) => listener(change.txid, change.status));
+  }
+
+  subscribeChanges(listener: (change: StatusChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async mine(blocks = 1): Promise<MinedBlock[]> {
+    this.ensureOpen();
+    if (!Number.isSafeInteger(blocks) || blocks < 1)
+      throw new RangeError('blocks must be a positive integer');
+    const mined: MinedBlock[] = [];
+    for (let i = 0; i < blocks; i++) mined.push(this.connect());
+    await this.commit();
+    return mined;
+  }
+
+  async reorg(depth: number, opts: ReorgOptions = {}): Promise<ReorgResult> {
+    this.ensureOpen();
+    const tipHeight = this.state.tip!.height;
+    if (!Number.isSafeInteger(depth) || depth < 1 || depth > tipHeight) {
+      throw new RangeError(`depth must be between 1 and ${tipHeight} (the genesis block stays)`);
+    }
+    const disconnected = this.state.blocks.slice(-depth).map(blockInfo).reverse();
+    const inDisconnected = new Set(disconnected.flatMap((b) => b.txids));
+    for (const txid of opts.drop ?? []) {
+      if (!inDisconnected.has(txid) && !this.state.mempool.has(txid)) {
+        throw new RangeError(`cannot drop ${txid}: not in the mempool nor in the last ${depth} blocks`);
+      }
+    }
+    const include: ParsedTx[] = (opts.include ?? []).map((raw) => {
+      const decoded = decodeSubmission(raw);
+      if (!decoded.ok) throw new RangeError(decoded.reason);
+      return decoded.tx;
+    });
+    const evicted: string[] = [];
+    const included: BroadcastResult[] = [];
+    const connected: MinedBlock[] = [];
+    this.batch = [];
+    try {
+      for (let i = 0; i < depth; i++) this.apply({ e: 'disconnect' }, () => this.state.disconnect());
+      if (opts.drop !== undefined && opts.drop.length > 0) {
+        evicted.push(...this.evict(opts.drop, 'dropped from the chain by a devnet reorg'));
+      }
+      for (const parsed of include) {
+        const rivals = new Set(
+          parsed.tx.inputs.flatMap((input) => {
+            const found = this.state.lookup(`${input.sourceTXID}:${input.sourceOutputIndex}`);
+            return found.kind === 'spent' && found.where === 'mempool' ? [found.by] : [];
+          }),
+        );
+        if (rivals.size > 0)
+          evicted.push(...this.evict([...rivals], `replaced by ${parsed.txid} in a devnet reorg`));
+        included.push(this.submit(parsed));
+      }
+      for (let i = 0; i < depth; i++) connected.push(this.connect());
+    } finally {
+      const entries = this.batch;
+      this.batch = null;
+      if (entries.length > 0) this.journal.append({ e: 'batch', entries });
+    }
+    await this.commit();
+    return { disconnected, connected, evicted, included };
+  }
+
+  isInStaleBlock(txid: string): boolean {
+    return this.state.isStale(txid);
+  }
+
+  blocks(): DevnetBlock[] {
+    return this.state.blocks.map((b) => ({ ...blockInfo(b), header: Buffer.from(b.header).toString('hex') }));
+  }
+
+  utxos(): DevnetUtxo[] {
+    return [...this.state.utxo].map(([op, coin]) => {
+      const sep = op.indexOf(':');
+      return {
+        txid: op.slice(0, sep),
+        vout: Number(op.slice(sep + 1)),
+        satoshis: coin.satoshis,
+        lockingScript: coin.lockingScript.toUint8Array().slice(),
+      };
+    });
+  }
+
+  mempoolTxids(): string[] {
+    return [...this.state.mempool.keys()];
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    await this.journal.close();
+    this.releaseLock();
+  }
+
+  /** Validates and accepts one transaction (journaled, notification queued); answers its result. */
+  private submit(parsed: ParsedTx): BroadcastResult {
+    if (this.state.has(parsed.txid))
+      return { ok: true, txid: parsed.txid, status: this.state.status(parsed.txid) };
+    const tip = this.state.tip!;
+    const refusal = validateTransaction(
+      this.state,
+      parsed,
+      {
+        feeRateSatPerKb: this.policy.feeRateSatPerKb,
+        maxTxSizeBytes: this.policy.maxTxSizeBytes,
+        nextHeight: tip.height + 1,
+        nextTime: this.blockTime(),
+      },
+      verifySpend,
+    );
+    if (refusal !== null) {
+      if (refusal.conflict?.where === 'mempool') {
+        this.enqueue(this.state.recordDoubleSpend(parsed.txid, refusal.conflict.competingTxids));
+      }
+      const { arcCode, reason, retryable } = refusal;
+      return { ok: false, txid: parsed.txid, arcCode, reason, retryable };
+    }
+    this.apply({ e: 'tx', raw: Buffer.from(parsed.raw).toString('hex') }, () => this.state.accept(parsed));
+    return { ok: true, txid: parsed.txid, status: { kind: 'mempool' } };
+  }
+
+  private connect(genesis?: readonly GenesisOutput[]): MinedBlock {
+    const spec = {
+      time: this.blockTime(),
+      serial: this.serial++,
+      txids: genesis === undefined ? [...this.state.mempool.keys()] : [],
+      ...(genesis !== undefined && { coinbaseOutputs: coinbaseOutputsOfGenesis(genesis) }),
+    };
+    const changes = this.state.connect(spec);
+    const block = this.state.tip!;
+    this.record(encodeBlockEntry(spec, block.hash));
+    this.enqueue(changes);
+    return blockInfo(block);
+  }
+
+  private evict(txids: readonly string[], reason: string): string[] {
+    const changes = this.apply({ e: 'evict', txids: [...txids], reason }, () =>
+      this.state.evict(txids, reason),
+    );
+    return changes.map((c) => c.txid);
+  }
+
+  private apply(entry: DevnetEntry, change: () => StatusChange[]): StatusChange[] {
+    const changes = change();
+    this.record(entry);
+    this.enqueue(changes);
+    return changes;
+  }
+
+  private enqueue(changes: readonly StatusChange[]): void {
+    this.queue.push(...changes);
+    this.queued += changes.length;
+  }
+
+  private record(entry: DevnetEntry): void {
+    if (this.batch !== null) this.batch.push(entry);
+    else this.journal.append(entry);
+  }
+
+  /** Waits for the journal, then tells subscribers what it now holds. */
+  private async commit(): Promise<void> {
+    const upTo = this.queued;
+    await this.journal.sync();
+    while (this.delivered < upTo) {
+      const change = this.queue.shift()!;
+      this.delivered++;
+      for (const listener of this.listeners) {
+        try {
+          listener(change);
+        } catch {
+          // A subscriber's failure is its own.
+        }
+      }
+    }
+  }
+
+  private blockTime(): number {
+    return Math.max(this.state.tip?.time ?? 0, Math.floor(this.now() / 1000));
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new LedgerUnavailableError('the devnet is closed');
+  }
+}
+
+function blockInfo(b: { height: number; hash: string; time: number; txids: readonly string[] }): MinedBlock {
+  return { height: b.height, hash: b.hash, time: b.time, txids: [...b.txids] };
+}
+
+function sameOutputs(a: readonly GenesisOutput[], b: readonly GenesisOutput[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (o, i) =>
+        o.satoshis === b[i]!.satoshis &&
+        Buffer.from(o.lockingScript).equals(Buffer.from(b[i]!.lockingScript)),
+    )
+  );
+}

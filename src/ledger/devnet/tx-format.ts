@@ -1,0 +1,73 @@
+// What a broadcast may carry, as ARC accepts it: a raw transaction, the extended format
+// (BRC-30, parents' scripts and satoshis after each input) or BEEF (BRC-62/95/96, the
+// transaction with its ancestors). Each becomes the standard serialization and its txid.
+import { Beef, Transaction, Utils } from '@bsv/sdk';
+import { txidOf } from './hashing.js';
+
+export interface ParsedTx {
+  readonly txid: string;
+  /** Standard serialization (what the txid hashes and blocks hold). */
+  readonly raw: Uint8Array;
+  readonly tx: Transaction;
+}
+
+export type DecodedSubmission =
+  | { readonly ok: true; readonly format: 'raw' | 'ef'; readonly tx: ParsedTx }
+  /** `ancestors`: unmined transactions of the BEEF before the subject, in dependency order. */
+  | {
+      readonly ok: true;
+      readonly format: 'beef';
+      readonly tx: ParsedTx;
+      readonly ancestors: readonly ParsedTx[];
+    }
+  | { readonly ok: false; readonly reason: string };
+
+const EF_MARKER = Buffer.from('0000000000ef', 'hex');
+const BEEF_MAGICS = new Set([0xefbe0001, 0xefbe0002, 0x01010101]);
+
+/** Standard serialization only; refuses trailing bytes. Throws on anything else. */
+export function parseRawTransaction(raw: Uint8Array): ParsedTx {
+  const reader = new Utils.ReaderUint8Array(raw);
+  const tx = Transaction.fromReader(reader);
+  if (reader.pos !== raw.length) throw new Error(`${raw.length - reader.pos} bytes after the transaction`);
+  return { txid: txidOf(raw), raw, tx };
+}
+
+export function decodeSubmission(bytes: Uint8Array): DecodedSubmission {
+  try {
+    if (bytes.length >= 4 && BEEF_MAGICS.has(Buffer.from(bytes).readUInt32LE(0))) return decodeBeef(bytes);
+    if (bytes.length >= 10 && Buffer.from(bytes.subarray(4, 10)).equals(EF_MARKER)) {
+      const tx = Transaction.fromEF(bytes);
+      const raw = new Uint8Array(tx.toBinary());
+      return { ok: true, format: 'ef', tx: parseRawTransaction(raw) };
+    }
+    return { ok: true, format: 'raw', tx: parseRawTransaction(bytes) };
+  } catch (err) {
+    return {
+      ok: false,
+      reason: `transaction cannot be parsed: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
+function decodeBeef(bytes: Uint8Array): DecodedSubmission {
+  const beef = Beef.fromBinary(bytes);
+  const txs: ParsedTx[] = [];
+  for (const btx of beef.txs) {
+    if (btx.isTxidOnly || btx.hasProof) continue;
+    const raw = btx.rawTx;
+    if (raw !== undefined) txs.push(parseRawTransaction(Uint8Array.from(raw)));
+  }
+  // The subject: the atomic txid (BRC-95), else the last transaction.
+  const subject =
+    beef.atomicTxid !== undefined ? txs.find((t) => t.txid === beef.atomicTxid) : txs[txs.length - 1];
+  if (subject === undefined) return { ok: false, reason: 'BEEF holds no unmined subject transaction' };
+  return { ok: true, format: 'beef', tx: subject, ancestors: txs.filter((t) => t !== subject) };
+}
+
+/** Lowercase hex to bytes, or null when the text is not hex of whole bytes. */
+export function hexToBytes(text: string): Uint8Array | null {
+  const hex = text.trim();
+  if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(hex)) return null;
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
