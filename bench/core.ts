@@ -42,9 +42,14 @@ function prepare() {
   const raws: Uint8Array[] = [];
   for (let i = 0; i < N; i++) {
     const inputs = world.credit(alice, [600_000n + BigInt(i), 400_000n]);
-    const out = (o: typeof bob, amt: bigint) => tokenOutput(o, amt, world.config.tokenId, world.config.approver);
+    const out = (o: typeof bob, amt: bigint) =>
+      tokenOutput(o, amt, world.config.tokenId, world.config.approver);
     raws.push(
-      buildTransfer({ inputs, outputs: [out(bob, 500_000n), out(world.fee, 100n), out(alice, 499_900n + BigInt(i))], signer: alice }),
+      buildTransfer({
+        inputs,
+        outputs: [out(bob, 500_000n), out(world.fee, 100n), out(alice, 499_900n + BigInt(i))],
+        signer: alice,
+      }),
     );
   }
   return { world, raws };
@@ -74,7 +79,13 @@ const sign = (before.sign + after.sign) / 2;
 const verify = (before.verify + after.verify) / 2;
 const ceiling = 1 / (SIGNS_PER_TRANSFER * sign + VERIFIES_PER_TRANSFER * verify);
 
-console.log(`libsecp256k1 baseline: ${Math.round(1 / sign)} sign/s, ${Math.round(1 / verify)} verify/s (one core)`);
-console.log(`crypto-only ceiling: ${ceiling.toFixed(0)} transfers/s (${SIGNS_PER_TRANSFER} signs + ${VERIFIES_PER_TRANSFER} verifies each)`);
-console.log(`validate + complete: ${perSecond.toFixed(0)} transfers/s per core (${N} transfers, 2 inputs, 3 token outputs)`);
+console.log(
+  `libsecp256k1 baseline: ${Math.round(1 / sign)} sign/s, ${Math.round(1 / verify)} verify/s (one core)`,
+);
+console.log(
+  `crypto-only ceiling: ${ceiling.toFixed(0)} transfers/s (${SIGNS_PER_TRANSFER} signs + ${VERIFIES_PER_TRANSFER} verifies each)`,
+);
+console.log(
+  `validate + complete: ${perSecond.toFixed(0)} transfers/s per core (${N} transfers, 2 inputs, 3 token outputs)`,
+);
 console.log(`ratio to ceiling: ${(perSecond / ceiling).toFixed(2)} (target >= 0.5)`);
