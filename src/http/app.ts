@@ -1,0 +1,91 @@
+// buildApp: the HTTP frame. It never listens (tests use inject() or listen themselves).
+// Everything it needs is handed in: configuration, logger, API key verifier, readiness
+// check and the resource route plugins, which are registered after the frame's own parts
+// (problem errors, 404/405, auth and scopes, request IDs, deprecation headers, OpenAPI,
+// health) so every route inherits them.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import type { Config } from '../config.js';
+import { type ApiKeyVerifier, installAuth } from './auth.js';
+import { installDeprecationHeaders } from './deprecation.js';
+import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
+import { healthRoutes, type ReadinessCheck } from './health.js';
+import { installNotFoundHandler } from './method-not-allowed.js';
+import { openApiRoutes, registerOpenApi } from './openapi.js';
+import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
+import { RedactingLogController, serializeRequest } from './request-log.js';
+import { ProblemSchema } from './schemas/common.js';
+import { typeboxValidatorCompiler } from './validation.js';
+
+export type AppInstance = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** A resource route plugin: registers its routes (each with `config.scope`) on the app. */
+export type RoutePlugin = (app: AppInstance) => void | Promise<void>;
+
+/** The settings the frame reads; a full Config satisfies it. */
+export type HttpConfig = Pick<Config, 'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl'>;
+
+export interface AppDeps {
+  readonly config: HttpConfig;
+  /** A pino logger; the app logs through a child of it (request lines carry `requestId`). */
+  readonly logger: FastifyBaseLogger;
+  readonly apiKeys: ApiKeyVerifier;
+  readonly readiness: ReadinessCheck;
+  /** Registered in order, each in its own encapsulated context. */
+  readonly routes?: readonly RoutePlugin[];
+  /** Version shown in the OpenAPI document. */
+  readonly version?: string;
+  readonly readinessTimeoutMs?: number;
+  /** Request ID source when the client sends none (default: randomUUID). */
+  readonly generateRequestId?: () => string;
+}
+
+export function buildApp(deps: AppDeps): AppInstance {
+  const { config } = deps;
+  const logger = deps.logger.child({}, { serializers: { req: serializeRequest } });
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new RedactingLogController(),
+    genReqId: requestIdGenerator(deps.generateRequestId),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy.length === 0 ? false : [...config.trustProxy],
+    frameworkErrors: frameworkErrorHandler(config.bodyLimit),
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  app.addSchema(ProblemSchema);
+  const root = app as unknown as FastifyInstance;
+  installAuth(root, { verifier: deps.apiKeys, anonymousRead: config.anonymousRead });
+  installRequestIdHeader(root);
+  installDeprecationHeaders(root);
+  installErrorHandler(root, config.bodyLimit);
+  installNotFoundHandler(root);
+  registerOpenApi(root, {
+    version: deps.version ?? '0.0.0-dev',
+    anonymousRead: config.anonymousRead,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+
+  app.register(healthRoutes(deps.readiness, deps.readinessTimeoutMs));
+  app.register(openApiRoutes);
+  for (const plugin of deps.routes ?? []) {
+    app.register(async (child) => {
+      await plugin(child);
+    });
+  }
+  return app;
+}

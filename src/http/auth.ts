@@ -1,0 +1,125 @@
+// API key authentication and scopes (contract.md, Authentication).
+// The key comes from the `auth_token` query parameter or `Authorization: Bearer <key>`.
+// Every route declares the scope it needs in its config: `{ config: { scope: 'read' } }`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/registry.js';
+
+export type Scope = 'read' | 'submit' | 'admin';
+/** What a route needs: a scope, or `public` (no key is looked at: health, docs). */
+export type RouteScope = Scope | 'public';
+
+export interface ApiKeyPrincipal {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+}
+
+export interface ApiKeyVerifier {
+  /** The principal of a valid key; null for an unknown or revoked one. */
+  verify(rawKey: string): Promise<ApiKeyPrincipal | null>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route needs; required on every route (buildApp refuses a route without it). */
+    scope?: RouteScope;
+  }
+  interface FastifyRequest {
+    /** The authenticated key, or null for an anonymous (or public-route) request. */
+    principal: ApiKeyPrincipal | null;
+  }
+}
+
+export const ROUTE_SCOPES: readonly RouteScope[] = ['public', 'read', 'submit', 'admin'];
+
+/** admin has every scope; submit implies read. */
+export function grants(scopes: readonly Scope[], needed: Scope): boolean {
+  if (scopes.includes('admin')) return true;
+  if (needed === 'read') return scopes.includes('read') || scopes.includes('submit');
+  return scopes.includes(needed);
+}
+
+export type PresentedKey =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'key'; readonly key: string }
+  | { readonly kind: 'malformed'; readonly reason: string };
+
+/** Reads the key from the query (`auth_token`) or the Authorization header. */
+export function presentedKey(query: unknown, authorization: string | undefined): PresentedKey {
+  const fromQuery =
+    typeof query === 'object' && query !== null ? (query as Record<string, unknown>).auth_token : undefined;
+  let queryKey: string | undefined;
+  if (fromQuery !== undefined) {
+    if (typeof fromQuery !== 'string')
+      return { kind: 'malformed', reason: 'auth_token given more than once' };
+    queryKey = fromQuery;
+  }
+  let headerKey: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (match === null) return { kind: 'malformed', reason: 'Authorization header must be Bearer <key>' };
+    headerKey = match[1];
+  }
+  if (queryKey !== undefined && headerKey !== undefined && queryKey !== headerKey) {
+    return { kind: 'malformed', reason: 'auth_token and the Authorization header carry different keys' };
+  }
+  const key = headerKey ?? queryKey;
+  if (key === undefined) return { kind: 'none' };
+  if (key === '') return { kind: 'malformed', reason: 'empty API key' };
+  return { kind: 'key', key };
+}
+
+export interface AuthOptions {
+  readonly verifier: ApiKeyVerifier;
+  /** When true, read routes answer requests without a key (anonymous). */
+  readonly anonymousRead: boolean;
+}
+
+/** Decides who the request is for a route scope; throws 401/403 AppErrors. */
+export async function authenticate(
+  needed: RouteScope,
+  presented: PresentedKey,
+  options: AuthOptions,
+): Promise<ApiKeyPrincipal | null> {
+  if (needed === 'public') return null;
+  if (presented.kind === 'malformed')
+    throw new AppError('UNAUTHORIZED', `Invalid API key: ${presented.reason}`);
+  if (presented.kind === 'none') {
+    if (needed === 'read' && options.anonymousRead) return null;
+    throw new AppError('UNAUTHORIZED', 'An API key is required (auth_token or Authorization: Bearer)');
+  }
+  const principal = await options.verifier.verify(presented.key);
+  if (principal === null) throw new AppError('UNAUTHORIZED', 'Invalid API key');
+  if (!grants(principal.scopes, needed)) {
+    throw new AppError('FORBIDDEN', `API key lacks the '${needed}' scope`);
+  }
+  return principal;
+}
+
+/** The principal of a request (null when anonymous). */
+export function principalOf(request: FastifyRequest): ApiKeyPrincipal | null {
+  return request.principal;
+}
+
+/** Installs the `principal` request slot, the per-request check and the scope-on-every-route rule. */
+export function installAuth(app: FastifyInstance, options: AuthOptions): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope;
+    if (scope === undefined || !ROUTE_SCOPES.includes(scope)) {
+      const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
+      throw new Error(
+        `route ${methods} ${route.url} must declare config.scope (${ROUTE_SCOPES.join(' | ')})`,
+      );
+    }
+  });
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const needed = request.routeOptions.config.scope ?? 'admin';
+    request.principal = await authenticate(
+      needed,
+      presentedKey(request.query, request.headers.authorization),
+      options,
+    );
+  });
+}

@@ -1,0 +1,81 @@
+// Request logging without secrets: URLs are logged with `auth_token` redacted and no
+// header is ever logged (the Authorization header carries keys).
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { REQUEST_ID_LOG_LABEL } from './request-id.js';
+
+export const REDACTED = '[REDACTED]';
+
+/** Replaces the value of every `auth_token` query parameter (any case) by [REDACTED]. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // keep the raw name
+      }
+      return decoded.toLowerCase() === 'auth_token' ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${query}`;
+}
+
+/** A pino `req` serializer that never shows a key (used for any `{ req }` log field). */
+export function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  ip?: string;
+}): Record<string, unknown> {
+  return {
+    method: req.method,
+    url: req.url === undefined ? undefined : redactUrl(req.url),
+    remoteAddress: req.ip,
+  };
+}
+
+/** Fastify's internal request log lines, with redacted URLs and the `requestId` label. */
+export class RedactingLogController extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: REQUEST_ID_LOG_LABEL });
+  }
+
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ method: request.method, url: redactUrl(request.url) }, 'incoming request');
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const fields = {
+      method: request.method,
+      url: redactUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTime: Math.round(reply.elapsedTime * 1000) / 1000,
+    };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info({ method: request.method, url: redactUrl(request.url) }, 'route not found');
+  }
+
+  override writeHeadError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.error({ method: request.method, url: redactUrl(request.url), err: error }, error.message);
+  }
+
+  override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    const fields = { method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode };
+    if (reply.statusCode >= 500) reply.log.error({ ...fields, err: error }, error.message);
+    else reply.log.info(fields, error.message);
+  }
+}
