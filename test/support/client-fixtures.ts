@@ -304,8 +304,8 @@ function rawOutputScript(raw: Uint8Array, vout: number): Uint8Array {
   };
   for (let i = readVarint(); i > 0; i--) {
     pos += 36;
-    pos += readVarint();
-    pos += 4;
+    const len = readVarint();
+    pos += len + 4;
   }
   const count = readVarint();
   for (let i = 0; i < count; i++) {
@@ -332,15 +332,22 @@ export function wireRecord(r: HistorySyncRecord): Record<string, unknown> {
   };
 }
 
-/** Runs `fn` with a client whose network is `api` (globalThis.fetch swapped meanwhile). */
+/**
+ * Runs `fn` with a client whose network is `api`: globalThis.fetch is swapped meanwhile, and
+ * the client's console.error/warn chatter (e.g. on inscription JSON it cannot parse) muted.
+ */
 export async function withClient<T>(api: FakeMneeApi, fn: (client: Mnee) => Promise<T>): Promise<T> {
-  const original = globalThis.fetch;
+  const original = { fetch: globalThis.fetch, error: console.error, warn: console.warn };
   globalThis.fetch = api.fetch;
+  console.error = () => {};
+  console.warn = () => {};
   try {
     const client = new Mnee({ environment: 'sandbox', apiKey: 'test-key' });
     return await fn(client);
   } finally {
-    globalThis.fetch = original;
+    globalThis.fetch = original.fetch;
+    console.error = original.error;
+    console.warn = original.warn;
   }
 }
 
