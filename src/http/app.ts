@@ -19,7 +19,7 @@ import { healthRoutes, type ReadinessCheck } from './health.js';
 import { installNotFoundHandler } from './method-not-allowed.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
-import { RedactingLogController, serializeRequest } from './request-log.js';
+import { LOG_REDACT_PATHS, REDACTED, RedactingLogController, serializeRequest } from './request-log.js';
 import { ProblemSchema } from './schemas/common.js';
 import { typeboxValidatorCompiler } from './validation.js';
 
@@ -54,7 +54,10 @@ export interface AppDeps {
 
 export function buildApp(deps: AppDeps): AppInstance {
   const { config } = deps;
-  const logger = deps.logger.child({}, { serializers: { req: serializeRequest } });
+  const logger = deps.logger.child(
+    {},
+    { serializers: { req: serializeRequest }, redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED } },
+  );
   const app = Fastify({
     loggerInstance: logger,
     logController: new RedactingLogController(),

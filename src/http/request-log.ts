@@ -5,6 +5,16 @@ import { REQUEST_ID_LOG_LABEL } from './request-id.js';
 
 export const REDACTED = '[REDACTED]';
 
+/** pino redact paths: a belt for code that logs headers or a parsed query by mistake. */
+export const LOG_REDACT_PATHS: readonly string[] = [
+  'headers.authorization',
+  '*.headers.authorization',
+  'authorization',
+  'query.auth_token',
+  '*.query.auth_token',
+  'auth_token',
+];
+
 /** Replaces the value of every `auth_token` query parameter (any case) by [REDACTED]. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
