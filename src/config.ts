@@ -16,6 +16,7 @@ export {
   flagNameOf,
   LOG_LEVELS,
   ROLES,
+  secretKindOf,
 } from './config-schema.js';
 
 export class ConfigError extends Error {

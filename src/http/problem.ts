@@ -62,6 +62,12 @@ export function sendProblem(
   return sendProblemBody(reply, problemOf(code, detail, extensions));
 }
 
+const serializeProblem = (payload: unknown): string => JSON.stringify(payload);
+
+/**
+ * Sends a built problem. Its own serializer bypasses any response schema a route declared
+ * for that status, so a problem always goes out whole.
+ */
 export function sendProblemBody(reply: FastifyReply, problem: Problem): FastifyReply {
-  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).serializer(serializeProblem).send(problem);
 }

@@ -57,6 +57,21 @@ describe('problem details over inject()', () => {
               code: 'NOT_OVERRIDDEN',
             });
           });
+          app.get(
+            '/lossy',
+            {
+              config: { scope: 'public' },
+              schema: {
+                response: {
+                  200: Type.Object({ ok: Type.Boolean() }),
+                  400: Type.Object({ message: Type.String() }),
+                },
+              },
+            },
+            async () => {
+              throw new AppError('INVALID_TXID', 'txid must be 64 hex digits');
+            },
+          );
           app.get('/boom', { config: { scope: 'public' } }, async () => {
             throw new Error('database password is hunter2');
           });
@@ -182,6 +197,17 @@ describe('problem details over inject()', () => {
     assert.match(JSON.stringify(logged.err), /hunter2/);
     const thrownString = await t.app.inject({ url: '/boom-string' });
     assertProblem(thrownString, 'INTERNAL');
+  });
+
+  it('a route response schema for an error status does not strip the problem', async () => {
+    const res = await t.app.inject({ url: '/lossy' });
+    const body = assertProblem(res, 'INVALID_TXID');
+    assert.equal(body.detail, 'txid must be 64 hex digits');
+  });
+
+  it('the content type is exactly application/problem+json', async () => {
+    const res = await t.app.inject({ url: '/v2/ticket' });
+    assert.equal(res.headers['content-type'], 'application/problem+json');
   });
 
   it('a route can send a problem itself, through a documented response schema', async () => {

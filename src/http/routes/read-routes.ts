@@ -1,0 +1,128 @@
+// The spec's read endpoints: config, the change feed (sync), unspent outputs, balances and
+// raw transactions.
+import { Type } from 'typebox';
+import { precised, toJsonNumber } from '../../domain/amount.js';
+import { AppError } from '../../errors/registry.js';
+import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
+import { balances, unspentOutputs } from '../../store/wallet-queries.js';
+import type { AppInstance } from '../app.js';
+import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
+import { addressListSchema, checkAddresses } from './address-list.js';
+import type { RouteDeps } from './route-deps.js';
+import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
+
+const read = { scope: 'read' as const };
+const V1_UTXO_CAP = 10_000;
+
+export function readRoutes(deps: RouteDeps) {
+  const { ctx } = deps;
+  const addresses = addressListSchema(deps.maxAddresses);
+  return (app: AppInstance) => {
+    app.get('/v1/config', { config: read, schema: { querystring: Type.Object(authTokenQuery) } }, async () =>
+      configJson(ctx.token),
+    );
+
+    app.get(
+      '/v1/sync',
+      {
+        config: read,
+        schema: {
+          querystring: Type.Object({
+            ...authTokenQuery,
+            from: Type.Optional(SafeInteger),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
+          }),
+          response: problemResponses(400),
+        },
+      },
+      async (request) => {
+        const { from = 0, limit = 1000 } = request.query;
+        const records = await syncFrom(ctx.db, { from: BigInt(from), limit });
+        return records.map(syncRecordJson);
+      },
+    );
+
+    app.post(
+      '/v1/sync',
+      {
+        config: read,
+        schema: {
+          body: addresses,
+          querystring: Type.Object({
+            ...authTokenQuery,
+            from: Type.Optional(SafeInteger),
+            limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+            order: Type.Optional(Order),
+          }),
+        },
+      },
+      async (request) => {
+        const { from = 0, limit = 0, order = 'asc' } = request.query;
+        const list = checkAddresses(request.body);
+        const records = await syncForAddresses(ctx.db, { addresses: list, from: BigInt(from), limit, order });
+        return records.map(syncRecordJson);
+      },
+    );
+
+    app.post(
+      '/v2/utxos',
+      {
+        config: read,
+        schema: {
+          body: addresses,
+          querystring: Type.Object({
+            ...authTokenQuery,
+            page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+            size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+            order: Type.Optional(Order),
+          }),
+        },
+      },
+      async (request) => {
+        const { page = 1, size = 10, order = 'asc' } = request.query;
+        const outputs = await unspentOutputs(ctx.db, { addresses: checkAddresses(request.body), page, size, order });
+        return outputs.map((o) => utxoJson(o, ctx.token));
+      },
+    );
+
+    app.post(
+      '/v1/utxos',
+      {
+        config: { ...read, deprecatedBy: '/v2/utxos' },
+        schema: { body: addresses, querystring: Type.Object(authTokenQuery) },
+      },
+      async (request) => {
+        const query = { addresses: checkAddresses(request.body), page: 1, size: V1_UTXO_CAP, order: 'asc' as const };
+        return (await unspentOutputs(ctx.db, query)).map((o) => utxoJson(o, ctx.token));
+      },
+    );
+
+    app.post(
+      '/v2/balance',
+      { config: read, schema: { body: addresses, querystring: Type.Object(authTokenQuery) } },
+      async (request) => {
+        const list = checkAddresses(request.body);
+        const amounts = await balances(ctx.db, list);
+        return list.map((address) => {
+          const amt = amounts.get(address) ?? 0n;
+          return { address, amt: toJsonNumber(amt), precised: precised(amt) };
+        });
+      },
+    );
+
+    app.get(
+      '/v1/tx/:txid',
+      {
+        config: read,
+        schema: { params: Type.Object({ txid: Type.String() }), querystring: Type.Object(authTokenQuery) },
+      },
+      async (request) => {
+        const { txid } = request.params;
+        if (!/^[0-9a-fA-F]{64}$/.test(txid)) throw new AppError('INVALID_TXID', `invalid transaction ID: ${txid}`);
+        const raw = await rawTransaction(ctx.db, txid.toLowerCase());
+        if (raw === null) throw new AppError('NOT_FOUND', `transaction ${txid} not found`);
+        return { rawtx: base64(raw) };
+      },
+    );
+  };
+}

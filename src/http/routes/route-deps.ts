@@ -1,0 +1,11 @@
+// What the resource routes are handed: the use-case context and the service's own facts.
+import type { ServiceContext } from '../../usecases/context.js';
+
+export interface RouteDeps {
+  readonly ctx: ServiceContext;
+  /** Seals callback secrets at rest. */
+  readonly masterKey: Uint8Array;
+  readonly environment: 'sandbox' | 'production';
+  /** Addresses per request (contract.md, Limits). */
+  readonly maxAddresses: number;
+}
