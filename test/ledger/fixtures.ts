@@ -97,6 +97,16 @@ export function genesisCoins(devnet: Devnet): Spendable[] {
   return GENESIS.map((g, vout) => ({ txid: coinbase, vout, satoshis: g.satoshis, key: g.key }));
 }
 
+/** A confirmed output paid to `key` (the caller makes sure no mempool transaction spends it). */
+export function confirmedCoinOf(devnet: Devnet, key: PrivateKey, min = 2000n): Spendable {
+  const script = p2pkh(key).toHex();
+  const found = devnet
+    .utxos()
+    .find((u) => u.satoshis >= min && Buffer.from(u.lockingScript).toString('hex') === script);
+  if (found === undefined) throw new Error('no confirmed coin of that key');
+  return { txid: found.txid, vout: found.vout, satoshis: found.satoshis, key };
+}
+
 export function tempDir(prefix = 'devnet-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };

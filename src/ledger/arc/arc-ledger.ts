@@ -1,0 +1,281 @@
+// The production ledger: ARC over HTTP. Broadcast is POST /v1/tx (hex), status GET /v1/tx/{txid},
+// fee GET /v1/policy. Status changes reach subscribers from ARC's callbacks (handleArcCallback,
+// the fast path) and from polling the watched txids (the guarantee). Limits, documented in
+// src/ledger/arc/README.md: ARC serves no raw transactions (rawTransaction answers from a cache
+// of what this process broadcast) and no chain tip (tip() answers the highest block seen in a
+// MINED status, unless a tip source is given); ARC gives no block time (see blockTime).
+import { sha256d } from '../../crypto/hash.js';
+import type { BroadcastResult, ChainTip, FeePolicy, Ledger, StatusListener, TxStatus } from '../port.js';
+import { LedgerUnavailableError } from '../port.js';
+import { type ArcCallbackResult, bearerMatches, callbackItems, timestampMs } from './arc-callback.js';
+import { ArcHttpClient, type ArcHttpOptions } from './arc-http-client.js';
+import { type ArcStatusFields, isArcTxStatus, txStatusFromArc } from './arc-status.js';
+import { ArcWatcher } from './arc-watcher.js';
+
+export interface ArcLedgerOptions extends ArcHttpOptions {
+  /** Sent as X-CallbackUrl with every broadcast (where the service mounts handleArcCallback). */
+  readonly callbackUrl?: string;
+  /** Sent as X-CallbackToken; callbacks must carry it as `Authorization: Bearer`. Required for callbacks. */
+  readonly callbackToken?: string;
+  /** X-FullStatusUpdates (callbacks for SEEN_ON_NETWORK too). Default true. */
+  readonly fullStatusUpdates?: boolean;
+  /** First poll of a watched txid, and the delay after a change. Default 5000 ms. */
+  readonly pollIntervalMs?: number;
+  /** Longest delay between polls of an unchanged txid. Default 300000 ms. */
+  readonly maxPollIntervalMs?: number;
+  /** How long GET /v1/policy's answer is reused. Default 60000 ms. */
+  readonly policyCacheMs?: number;
+  /** Raw transactions kept for rawTransaction(). Default 10000. */
+  readonly rawCacheSize?: number;
+  /** Chain tip source (e.g. a block headers service). Default: the highest MINED block seen. */
+  readonly tip?: () => Promise<ChainTip>;
+  /** Block time (Unix seconds) of a block. Default: the timestamp of the first MINED status seen for it. */
+  readonly blockTime?: (blockHash: string, height: number) => Promise<number | undefined>;
+  readonly now?: () => number;
+}
+
+export interface ArcLedger extends Ledger {
+  /** Polls `txid` with backoff until unwatch(); changes go to subscribers. */
+  watch(txid: string): void;
+  unwatch(txid: string): void;
+  /** ARC's callback into the service: checks the bearer token, feeds subscribers. Never throws. */
+  handleArcCallback(body: unknown, authorization: string | undefined): Promise<ArcCallbackResult>;
+}
+
+const RETRYABLE_CODES = new Set([409, 460, 462, 467, 475]);
+const MEMORY = 10_000;
+
+export function createArcLedger(opts: ArcLedgerOptions): ArcLedger {
+  return new HttpArcLedger(opts);
+}
+
+class HttpArcLedger implements ArcLedger {
+  private readonly client: ArcHttpClient;
+  private readonly watcher: ArcWatcher;
+  private readonly listeners = new Set<StatusListener>();
+  private readonly raws = new Map<string, Uint8Array>();
+  private readonly inflight = new Map<string, Promise<BroadcastResult>>();
+  /** Last status told to subscribers, and the ARC timestamp it came with, per txid. */
+  private readonly last = new Map<string, { key: string; at: number }>();
+  private readonly blockTimes = new Map<string, number>();
+  private policy: { value: FeePolicy; at: number } | null = null;
+  private highest: ChainTip | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: ArcLedgerOptions) {
+    this.client = new ArcHttpClient(opts);
+    this.now = opts.now ?? Date.now;
+    this.watcher = new ArcWatcher((txid) => this.poll(txid), {
+      initialMs: opts.pollIntervalMs ?? 5000,
+      maxMs: opts.maxPollIntervalMs ?? 300_000,
+      random: opts.random ?? Math.random,
+    });
+  }
+
+  broadcast(rawTx: Uint8Array): Promise<BroadcastResult> {
+    const txid = Buffer.from(sha256d(rawTx)).reverse().toString('hex');
+    const pending = this.inflight.get(txid);
+    if (pending !== undefined) return pending;
+    remember(this.raws, txid, rawTx.slice(), this.opts.rawCacheSize ?? MEMORY);
+    const hex = Buffer.from(rawTx).toString('hex');
+    const sending = this.send(txid, hex).finally(() => this.inflight.delete(txid));
+    this.inflight.set(txid, sending);
+    return sending;
+  }
+
+  async status(txid: string): Promise<TxStatus> {
+    return (await this.fetchStatus(txid)).status;
+  }
+
+  async rawTransaction(txid: string): Promise<Uint8Array | null> {
+    return this.raws.get(txid)?.slice() ?? null;
+  }
+
+  async tip(): Promise<ChainTip> {
+    if (this.opts.tip !== undefined) return this.opts.tip();
+    return this.highest ?? { height: 0, hash: '0'.repeat(64), time: 0 };
+  }
+
+  async feePolicy(): Promise<FeePolicy> {
+    const cached = this.policy;
+    if (cached !== null && this.now() - cached.at < (this.opts.policyCacheMs ?? 60_000)) return cached.value;
+    const reply = await this.client.request('GET', '/v1/policy');
+    const fee = (reply.body as { policy?: { miningFee?: { satoshis?: unknown; bytes?: unknown } } } | null)
+      ?.policy?.miningFee;
+    if (reply.status !== 200 || !isCount(fee?.satoshis) || !isCount(fee?.bytes) || fee.bytes === 0) {
+      throw new LedgerUnavailableError(`ARC answered GET /v1/policy with ${reply.status} and no mining fee`);
+    }
+    // Satoshis per 1000 bytes, rounded up so a fee computed from it never falls short.
+    const value = {
+      satoshisPerKb: (BigInt(fee.satoshis) * 1000n + BigInt(fee.bytes) - 1n) / BigInt(fee.bytes),
+    };
+    this.policy = { value, at: this.now() };
+    return value;
+  }
+
+  subscribe(listener: StatusListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  watch(txid: string): void {
+    this.watcher.watch(txid);
+  }
+
+  unwatch(txid: string): void {
+    this.watcher.unwatch(txid);
+  }
+
+  async handleArcCallback(body: unknown, authorization: string | undefined): Promise<ArcCallbackResult> {
+    const token = this.opts.callbackToken;
+    if (token === undefined || !bearerMatches(authorization, token)) {
+      return { status: 401, error: 'missing or wrong callback token' };
+    }
+    const items = callbackItems(body);
+    if (items === null) return { status: 400, error: 'not an ARC callback' };
+    let accepted = 0;
+    for (const item of items) {
+      const txid = typeof item.txid === 'string' ? item.txid.toLowerCase() : '';
+      const status = /^[0-9a-f]{64}$/.test(txid) ? await this.statusOf(txid, item) : null;
+      if (status === null) continue;
+      accepted++;
+      if (this.observe(txid, status, timestampMs(item.timestamp))) this.watcher.changed(txid);
+    }
+    return { status: 200, accepted, ignored: items.length - accepted };
+  }
+
+  async close(): Promise<void> {
+    this.watcher.close();
+    this.client.close();
+    this.listeners.clear();
+  }
+
+  private async send(txid: string, hex: string): Promise<BroadcastResult> {
+    const headers: Record<string, string> = { 'content-type': 'text/plain' };
+    if (this.opts.callbackUrl !== undefined) {
+      headers['x-callbackurl'] = this.opts.callbackUrl;
+      if (this.opts.callbackToken !== undefined) headers['x-callbacktoken'] = this.opts.callbackToken;
+      headers['x-fullstatusupdates'] = String(this.opts.fullStatusUpdates ?? true);
+    }
+    const reply = await this.client.request('POST', '/v1/tx', { body: hex, headers });
+    const fields = (reply.body ?? {}) as ArcStatusFields & {
+      status?: unknown;
+      detail?: unknown;
+      title?: unknown;
+    };
+    if (reply.status === 200) {
+      const status = await this.statusOf(txid, fields);
+      if (status === null) return { ok: true, txid, status: { kind: 'unknown' } };
+      this.observe(txid, status, timestampMs(fields.timestamp), true);
+      if (status.kind === 'rejected') {
+        const code = /\b(4[67]\d)\b/.exec(status.reason)?.[1];
+        return {
+          ok: false,
+          txid,
+          arcCode: code === undefined ? 409 : Number(code),
+          reason: status.reason,
+          retryable: false,
+        };
+      }
+      return { ok: true, txid, status };
+    }
+    if (reply.status === 404) throw new LedgerUnavailableError(`ARC has no POST /v1/tx at ${this.opts.url}`);
+    const arcCode = typeof fields.status === 'number' ? fields.status : reply.status;
+    const reason = [fields.extraInfo, fields.detail, fields.title].find(
+      (t) => typeof t === 'string' && t !== '',
+    );
+    return {
+      ok: false,
+      txid,
+      arcCode,
+      reason: typeof reason === 'string' ? reason : `ARC answered ${reply.status}`,
+      retryable: RETRYABLE_CODES.has(arcCode),
+    };
+  }
+
+  private async fetchStatus(txid: string): Promise<{ status: TxStatus; changed: boolean }> {
+    const reply = await this.client.request('GET', `/v1/tx/${txid}`);
+    if (reply.status !== 200) return { status: { kind: 'unknown' }, changed: false };
+    const fields = (reply.body ?? {}) as ArcStatusFields;
+    const status = (await this.statusOf(txid, fields)) ?? { kind: 'unknown' };
+    // A poll is the current truth: applied whatever the timestamps of earlier callbacks, and a
+    // callback stamped (by ARC's clock) before the poll's answer is then older news.
+    const changed =
+      status.kind !== 'unknown' && this.observe(txid, status, timestampMs(fields.timestamp), true);
+    return { status, changed };
+  }
+
+  private async poll(txid: string): Promise<boolean> {
+    return (await this.fetchStatus(txid)).changed;
+  }
+
+  private async statusOf(txid: string, fields: ArcStatusFields): Promise<TxStatus | null> {
+    if (!isArcTxStatus(fields.txStatus)) return null;
+    let blockTime = 0;
+    if (fields.txStatus === 'MINED' && typeof fields.blockHash === 'string') {
+      blockTime = await this.blockTimeOf(fields.blockHash, fields.blockHeight, fields.timestamp);
+    }
+    return txStatusFromArc(txid, fields, blockTime);
+  }
+
+  private async blockTimeOf(hash: string, height: unknown, timestamp: unknown): Promise<number> {
+    const known = this.blockTimes.get(hash);
+    if (known !== undefined) return known;
+    const fromSource =
+      this.opts.blockTime !== undefined && typeof height === 'number'
+        ? await this.opts.blockTime(hash, height).catch(() => undefined)
+        : undefined;
+    const time = fromSource ?? Math.floor((timestampMs(timestamp) ?? this.now()) / 1000);
+    remember(this.blockTimes, hash, time, MEMORY);
+    return time;
+  }
+
+  /**
+   * Tells subscribers about a status unless it is the one they already have, or (unless `current`)
+   * older than it by ARC's timestamps: callbacks may arrive out of order.
+   */
+  private observe(txid: string, status: TxStatus, at: number | null, current = false): boolean {
+    if (status.kind === 'mined' && (this.highest === null || status.height > this.highest.height)) {
+      this.highest = { height: status.height, hash: status.blockHash, time: status.blockTime };
+    }
+    const key = statusKey(status);
+    const previous = this.last.get(txid);
+    if (previous !== undefined && previous.key === key) {
+      if (at !== null && at > previous.at) previous.at = at;
+      return false;
+    }
+    if (previous !== undefined && !current && at !== null && at < previous.at) return false;
+    remember(this.last, txid, { key, at: at ?? previous?.at ?? 0 }, MEMORY);
+    for (const listener of this.listeners) {
+      try {
+        listener(txid, status);
+      } catch {
+        // A subscriber's failure is its own.
+      }
+    }
+    return true;
+  }
+}
+
+function statusKey(status: TxStatus): string {
+  switch (status.kind) {
+    case 'mined':
+      return `mined:${status.blockHash}`;
+    case 'rejected':
+      return 'rejected';
+    case 'double-spend':
+      return `double-spend:${[...status.competingTxids].sort().join(',')}`;
+    default:
+      return status.kind;
+  }
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value!);
+}
