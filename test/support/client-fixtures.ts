@@ -352,6 +352,25 @@ export async function withClient<T>(api: FakeMneeApi, fn: (client: Mnee) => Prom
 }
 
 /**
+ * Runs `fn` with one client per api, all at once: each client's API key names its api, and
+ * the swapped fetch routes by it.
+ */
+export async function withClients<T>(
+  apis: readonly FakeMneeApi[],
+  fn: (clients: Mnee[]) => Promise<T>,
+): Promise<T> {
+  const router = new FakeMneeApi(apis[0]!.config);
+  router.fetch = async (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const api = apis[Number(url.searchParams.get('auth_token')?.replace('api-', ''))];
+    return api === undefined ? new Response('{}', { status: 401 }) : api.fetch(input, init);
+  };
+  return withClient(router, async () =>
+    fn(apis.map((_a, i) => new Mnee({ environment: 'sandbox', apiKey: `api-${i}` }))),
+  );
+}
+
+/**
  * A value as the client's JSON would carry it: bigint to number (exact within 2^53, rounded
  * beyond), undefined keys dropped, NaN and Infinity to null.
  */

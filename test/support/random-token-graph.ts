@@ -148,8 +148,10 @@ export function randomTokenGraph(options: GraphOptions): TokenGraph {
     if (options.odd) addOddOutputs(outputs, { tokenId, everyone, chance, pick, int });
 
     const inputs: TxInputSpec[] = spent.map((c) => ({ txid: c.txid, vout: c.vout }));
-    if (chance(0.4))
-      inputs.push({ txid: 'f0'.repeat(31) + (step % 256).toString(16).padStart(2, '0'), vout: 0 });
+    if (chance(0.4)) {
+      const funding = 'f0'.repeat(31) + (step % 256).toString(16).padStart(2, '0');
+      inputs.push({ txid: funding, vout: 0, sequence: chance(0.5) ? 0 : 0xffffffff });
+    }
     const raw = buildTx(inputs, outputs);
     const senders = [...new Set(spent.map((c) => c.owner.address))];
     if (chance(0.1)) senders.reverse();
