@@ -1,0 +1,207 @@
+// What a wallet reads: balances, spendable outputs, outputs by outpoint (for transfer
+// validation) and the token's supply.
+//
+// An output is spendable when no transaction spends it, no live ticket reserves it, and
+// it is not a burn (`op = 'burn'` outputs are never spendable). A submitted transfer marks
+// its inputs spent and reserved and inserts its outputs at once, so the sum of spendable
+// outputs is the balance the contract asks for ("a wallet sees its change at once").
+import type { Queryable } from './db.js';
+
+export type TokenOp = 'deploy+mint' | 'transfer' | 'burn';
+export type SortOrder = 'asc' | 'desc';
+
+const SPENDABLE = "o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'";
+
+/** Spendable token amount of each address (every address present, 0n when it owns none). */
+export async function balances(q: Queryable, addresses: readonly string[]): Promise<Map<string, bigint>> {
+  const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
+  if (result.size === 0) return result;
+  const rows = await q.query<{ owner: string; total: string }>(
+    `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
+      WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
+      GROUP BY o.owner`,
+    [[...result.keys()]],
+  );
+  for (const row of rows) result.set(row.owner, BigInt(row.total));
+  return result;
+}
+
+export interface UnspentOutput {
+  readonly txid: string;
+  readonly vout: number;
+  readonly owner: string;
+  readonly amount: bigint;
+  readonly op: TokenOp;
+  /** Locking script. */
+  readonly script: Uint8Array;
+  readonly satoshis: bigint;
+  /** Score of the creating transaction. */
+  readonly score: bigint;
+  /** Of the creating transaction: 0 unless mined. */
+  readonly height: number;
+  readonly idx: number;
+}
+
+export interface UnspentQuery {
+  readonly addresses: readonly string[];
+  /** 1-based. */
+  readonly page: number;
+  readonly size: number;
+  readonly order: SortOrder;
+}
+
+interface UnspentRow {
+  txid: string;
+  vout: number;
+  owner: string;
+  amount: string;
+  op: TokenOp;
+  script: Uint8Array;
+  satoshis: string;
+  score: string;
+  height: number;
+  idx: number;
+  [column: string]: unknown;
+}
+
+/** Spendable outputs of the addresses ordered by (score, txid, vout), one page of them. */
+export async function unspentOutputs(q: Queryable, query: UnspentQuery): Promise<UnspentOutput[]> {
+  const { page, size } = query;
+  if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`invalid page ${page}`);
+  if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`invalid page size ${size}`);
+  const addresses = [...new Set(query.addresses)];
+  if (addresses.length === 0) return [];
+  const direction = query.order === 'desc' ? 'DESC' : 'ASC';
+  const rows = await q.query<UnspentRow>(
+    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score, t.height, t.idx
+       FROM token_outputs o JOIN transactions t ON t.txid = o.txid
+      WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
+      ORDER BY o.score ${direction}, o.txid ${direction}, o.vout ${direction}
+      LIMIT $2 OFFSET $3`,
+    [addresses, size, (page - 1) * size],
+  );
+  return rows.map((row) => ({
+    txid: row.txid,
+    vout: row.vout,
+    owner: row.owner,
+    amount: BigInt(row.amount),
+    op: row.op,
+    script: row.script,
+    satoshis: BigInt(row.satoshis),
+    score: BigInt(row.score),
+    height: row.height,
+    idx: row.idx,
+  }));
+}
+
+export type OutputState = 'unspent' | 'spent' | 'reserved';
+
+export interface StoredTokenOutput {
+  readonly txid: string;
+  readonly vout: number;
+  readonly owner: string;
+  readonly amount: bigint;
+  readonly op: TokenOp;
+  readonly lockingScript: Uint8Array;
+  readonly satoshis: bigint;
+  /** reserved: a live ticket holds it; spent: a transaction spends it; else unspent. */
+  readonly state: OutputState;
+  /** The ticket holding it, when reserved. */
+  readonly reservedBy: string | null;
+  /** The transaction spending it, when spent (or reserved). */
+  readonly spentBy: string | null;
+}
+
+interface OutpointRow {
+  txid: string;
+  vout: number;
+  owner: string;
+  amount: string;
+  op: TokenOp;
+  script: Uint8Array;
+  satoshis: string;
+  spent_by: string | null;
+  reserved_by: string | null;
+  [column: string]: unknown;
+}
+
+/** Splits `<txid>_<vout>` (the vout a non-negative integer); the txid is lower-cased. */
+export function parseOutpoint(outpoint: string): { txid: string; vout: number } {
+  const cut = outpoint.lastIndexOf('_');
+  const voutText = outpoint.slice(cut + 1);
+  const vout = Number(voutText);
+  if (cut <= 0 || !/^\d{1,10}$/.test(voutText) || vout > 0x7fff_ffff) {
+    throw new RangeError(`invalid outpoint ${JSON.stringify(outpoint)}`);
+  }
+  return { txid: outpoint.slice(0, cut).toLowerCase(), vout };
+}
+
+/**
+ * The stored token outputs at these outpoints (`<txid>_<vout>`), in one query, keyed by
+ * `<txid>_<vout>` (txid lower-case, vout in decimal). Outpoints the store does not know are
+ * absent from the map. Throws RangeError for a malformed outpoint.
+ */
+export async function tokenOutputsByOutpoint(
+  q: Queryable,
+  outpoints: readonly string[],
+): Promise<Map<string, StoredTokenOutput>> {
+  const result = new Map<string, StoredTokenOutput>();
+  const parsed = outpoints.map(parseOutpoint);
+  if (parsed.length === 0) return result;
+  const rows = await q.query<OutpointRow>(
+    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by, o.reserved_by
+       FROM unnest($1::text[], $2::int[]) AS wanted(txid, vout)
+       JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout`,
+    [parsed.map((p) => p.txid), parsed.map((p) => p.vout)],
+  );
+  for (const row of rows) {
+    const state: OutputState =
+      row.reserved_by !== null ? 'reserved' : row.spent_by !== null ? 'spent' : 'unspent';
+    result.set(`${row.txid}_${row.vout}`, {
+      txid: row.txid,
+      vout: row.vout,
+      owner: row.owner,
+      amount: BigInt(row.amount),
+      op: row.op,
+      lockingScript: row.script,
+      satoshis: BigInt(row.satoshis),
+      state,
+      reservedBy: row.reserved_by,
+      spentBy: row.spent_by,
+    });
+  }
+  return result;
+}
+
+export interface Supply {
+  /** Unspent, not burned, owned by neither the mint nor the burn address. */
+  readonly circulating: bigint;
+  /** Unspent, owned by the mint address. */
+  readonly treasury: bigint;
+  /** Burn outputs, plus unspent outputs owned by the burn address. */
+  readonly burned: bigint;
+}
+
+/**
+ * Where the supply is. Counts every output no transaction spends (those a live ticket
+ * spends are replaced by that ticket's outputs), so circulating + treasury + burned is
+ * the genesis amount at every moment. Reads the whole table: for reports, not hot paths.
+ */
+export async function supply(
+  q: Queryable,
+  token: { mintAddress: string; burnAddress: string },
+): Promise<Supply> {
+  const rows = await q.query<{ circulating: string; treasury: string; burned: string }>(
+    `SELECT
+       coalesce(sum(amount) FILTER (WHERE op <> 'burn' AND spent_by IS NULL AND owner <> $1 AND owner <> $2), 0)
+         AS circulating,
+       coalesce(sum(amount) FILTER (WHERE op <> 'burn' AND spent_by IS NULL AND owner = $1 AND owner <> $2), 0)
+         AS treasury,
+       coalesce(sum(amount) FILTER (WHERE op = 'burn' OR (spent_by IS NULL AND owner = $2)), 0) AS burned
+     FROM token_outputs`,
+    [token.mintAddress, token.burnAddress],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('supply: no row');
+  return { circulating: BigInt(row.circulating), treasury: BigInt(row.treasury), burned: BigInt(row.burned) };
+}
