@@ -21,6 +21,8 @@ export interface ClientTxInput {
 export interface ClientTxOutput {
   readonly satoshis: bigint;
   readonly lockingScript: readonly ClientChunk[];
+  /** The locking script's bytes as they are in the transaction. */
+  readonly lockingScriptBytes: Uint8Array;
 }
 
 export interface ClientTransaction {
@@ -57,7 +59,8 @@ export function readClientTransaction(raw: Uint8Array): ClientTransaction {
   for (let i = reader.varint(); i > 0; i--) {
     const satoshis = reader.u64();
     if (satoshis > MAX_CLIENT_SATOSHIS) throw invalid(`output value ${satoshis} is beyond 2^53-1`);
-    outputs.push({ satoshis, lockingScript: clientChunks(reader.bytes(reader.varint())) });
+    const lockingScriptBytes = reader.bytes(reader.varint());
+    outputs.push({ satoshis, lockingScript: clientChunks(lockingScriptBytes), lockingScriptBytes });
   }
   const lockTime = reader.u32();
   if (!reader.atEnd()) throw invalid('bytes after nLockTime');

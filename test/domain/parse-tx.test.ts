@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { PrivateKey } from '@bsv/sdk';
 import type Mnee from '@mnee/ts-sdk';
 import type { ClientTokenConfig } from '../../src/domain/client-script-reading.js';
-import { type ParseResponse, parseTransaction, sourceOutpointsOf } from '../../src/domain/parse-tx.js';
+import { type ParseResponse, parseTransaction, sourceTxidsOf } from '../../src/domain/parse-tx.js';
 import { concatBytes, fromHex, toHex } from '../../src/domain/script-chunks.js';
 import { AppError } from '../../src/errors/registry.js';
 import { agrees, type Outcome } from '../support/client-agreement.js';
@@ -332,6 +332,14 @@ describe('parse rules', () => {
         (err: unknown) => err instanceof AppError && err.code === 'INVALID_TX',
       );
     }
-    assert.deepEqual(sourceOutpointsOf(raw), [`${sourceTxid}_0`]);
+    assert.deepEqual(sourceTxidsOf(raw), [sourceTxid]);
+  });
+
+  it('fails, as the client does, on an input naming an output its known source does not have', async () => {
+    const raw = buildTx([{ txid: sourceTxid, vout: 5 }], [out(bob, '1000')]);
+    assert.throws(() => api.sourceOutputs(raw), AppError);
+    await withClient(api, async (client) => {
+      await assert.rejects(client.parseTxFromRawTx(toHex(raw)));
+    });
   });
 });

@@ -8,7 +8,7 @@ import { sha256d } from '../../src/crypto/hash.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
 import { readClientTransaction } from '../../src/domain/client-transaction.js';
 import type { HistoryOrder, HistorySyncRecord, SyncSelection } from '../../src/domain/history.js';
-import type { SourceOutput } from '../../src/domain/parse-tx.js';
+import { type SourceOutputs, sourceOutputsFrom } from '../../src/domain/parse-tx.js';
 import { concatBytes, fromHex, OP, pushData, toHex } from '../../src/domain/script-chunks.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 
@@ -174,8 +174,8 @@ export class FakeMneeApi {
       this.utxos.splice(at, 1);
     }
     const receivers: string[] = [];
-    tx.outputs.forEach((_o, vout) => {
-      const script = rawOutputScript(raw, vout);
+    tx.outputs.forEach((o, vout) => {
+      const script = o.lockingScriptBytes;
       const token = parseTokenScript(script);
       if (token === null || token.inscription.op !== 'transfer') return;
       const owner = p2pkhAddress(token.ownerPkh);
@@ -194,22 +194,9 @@ export class FakeMneeApi {
     return txid;
   }
 
-  /** The source outputs parseTransaction needs for `raw`, as /v1/tx would let the client see them. */
-  sourceOutputs(raw: Uint8Array): Map<string, SourceOutput | null> {
-    const map = new Map<string, SourceOutput | null>();
-    for (const input of readClientTransaction(raw).inputs) {
-      const source = this.transactions.get(input.sourceTxid);
-      const output =
-        source === undefined ? undefined : readClientTransaction(source).outputs[input.sourceVout];
-      const key = `${input.sourceTxid}_${input.sourceVout}`;
-      map.set(
-        key,
-        output === undefined
-          ? null
-          : { lockingScript: rawOutputScript(source!, input.sourceVout), satoshis: output.satoshis },
-      );
-    }
-    return map;
+  /** The source outputs parseTransaction needs for `raw`, as /v1/tx lets the client see them. */
+  sourceOutputs(raw: Uint8Array): SourceOutputs {
+    return sourceOutputsFrom(raw, this.transactions);
   }
 
   /** POST /v1/sync as contract.md describes it: per-address limit, union in score order. */
@@ -290,31 +277,6 @@ export class FakeMneeApi {
       },
     };
   }
-}
-
-function rawOutputScript(raw: Uint8Array, vout: number): Uint8Array {
-  // The original bytes (not the client's re-encoding): what the service stores.
-  let pos = 4;
-  const readVarint = (): number => {
-    const first = raw[pos++]!;
-    if (first < 0xfd) return first;
-    const v = raw[pos]! | (raw[pos + 1]! << 8);
-    pos += 2;
-    return v;
-  };
-  for (let i = readVarint(); i > 0; i--) {
-    pos += 36;
-    const len = readVarint();
-    pos += len + 4;
-  }
-  const count = readVarint();
-  for (let i = 0; i < count; i++) {
-    pos += 8;
-    const len = readVarint();
-    if (i === vout) return raw.slice(pos, pos + len);
-    pos += len;
-  }
-  throw new RangeError(`no output ${vout}`);
 }
 
 export function wireRecord(r: HistorySyncRecord): Record<string, unknown> {
