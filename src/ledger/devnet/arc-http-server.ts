@@ -3,7 +3,7 @@
 //   POST /v1/tx      raw hex / EF / BEEF as text/plain, {"rawTx": hex} as JSON, or bytes
 //   POST /v1/txs     hex lines, [{"rawTx": hex}, ...], or concatenated raw bytes; answers an array
 //   GET  /v1/tx/:id  status (404 when unknown)      GET /v1/policy      GET /v1/health
-//   POST /devnet/mine?blocks=N                       GET /devnet/tip
+//   POST /devnet/mine?blocks=N                       GET /devnet/tip    GET /devnet/blocks/:height
 //   POST /devnet/reorg?depth=N[&drop=txid,txid]      (JSON body {drop?, include?: [hex]} also taken)
 // Bearer auth on every route when an API key is set. See src/ledger/devnet/README.md.
 import { timingSafeEqual } from 'node:crypto';
@@ -105,6 +105,12 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
       return { code: 200, body: replies };
     }
     if (method === 'GET' && path === '/devnet/tip') return { code: 200, body: await devnet.tip() };
+    if (method === 'GET' && path.startsWith('/devnet/blocks/')) {
+      const block = devnet.blocks()[Number(path.slice('/devnet/blocks/'.length))];
+      return block === undefined
+        ? { code: 404, body: problem(404, 'no block at that height') }
+        : { code: 200, body: block };
+    }
     if (method === 'POST' && path === '/devnet/mine') {
       const blocks = integerParam(url, 'blocks', 1);
       return { code: 200, body: { blocks: await devnet.mine(blocks) } };
