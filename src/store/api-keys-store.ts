@@ -1,0 +1,216 @@
+// API keys (contract.md "Authentication"): random, shown once, stored only as SHA-256
+// hashes, scoped (read, submit, admin), revocable. Each key has a Standard Webhooks signing
+// secret (`whsec_...`) for the callbacks of the tickets it submits, stored sealed under the
+// master key (crypto/secret-box.ts).
+import { createHash, randomBytes } from 'node:crypto';
+
+import { randomToken, uuidv7 } from '../crypto/random-id.js';
+import { openString, seal } from '../crypto/secret-box.js';
+import type { Queryable } from './db.js';
+
+export const API_KEY_SCOPES = ['read', 'submit', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+export const API_KEY_PREFIX = 'tp_';
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** last_used_at is written at most this often per key, not on every request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface ApiKeyPrincipal {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly ApiKeyScope[];
+}
+
+export interface CreatedApiKey extends ApiKeyPrincipal {
+  /** The key itself: shown once, never stored. */
+  readonly key: string;
+  /** Its callback signing secret, `whsec_` + base64 of 32 random bytes. */
+  readonly webhookSecret: string;
+  readonly createdAt: Date;
+}
+
+export interface ApiKeyInfo extends ApiKeyPrincipal {
+  readonly createdAt: Date;
+  readonly lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+}
+
+export class ApiKeyInputError extends Error {
+  override readonly name = 'ApiKeyInputError';
+}
+
+export function isApiKeyScope(value: unknown): value is ApiKeyScope {
+  return (API_KEY_SCOPES as readonly unknown[]).includes(value);
+}
+
+/** The stored form of a key: SHA-256 of its UTF-8 text. */
+export function apiKeyHash(rawKey: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(rawKey, 'utf8').digest());
+}
+
+/** Known scopes only, each once, in canonical order. */
+function knownScopes(scopes: readonly string[]): ApiKeyScope[] {
+  return API_KEY_SCOPES.filter((s) => scopes.includes(s));
+}
+
+/** Makes a key; the returned `key` and `webhookSecret` are the only time they are seen in clear. */
+export async function createApiKey(
+  q: Queryable,
+  masterKey: Uint8Array,
+  input: { name: string; scopes: readonly ApiKeyScope[] },
+  now: Date = new Date(),
+): Promise<CreatedApiKey> {
+  const name = input.name.trim();
+  if (name === '' || name.length > 200)
+    throw new ApiKeyInputError('API key name must be 1 to 200 characters');
+  const unknown = input.scopes.filter((s) => !isApiKeyScope(s));
+  if (unknown.length > 0) throw new ApiKeyInputError(`unknown API key scope: ${unknown.join(', ')}`);
+  const scopes = knownScopes(input.scopes);
+  if (scopes.length === 0) throw new ApiKeyInputError('an API key needs at least one scope');
+  const id = uuidv7(now.getTime());
+  const key = randomToken(API_KEY_PREFIX, 32);
+  const webhookSecret = WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
+  await q.query(
+    `INSERT INTO api_keys (id, name, key_hash, scopes, webhook_secret_enc, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [id, name, apiKeyHash(key), scopes, seal(masterKey, webhookSecret), now],
+  );
+  return { id, key, webhookSecret, name, scopes, createdAt: now };
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  [column: string]: unknown;
+}
+
+/** Every key, revoked ones included, oldest first; no secrets. */
+export async function listApiKeys(q: Queryable): Promise<ApiKeyInfo[]> {
+  const rows = await q.query<ApiKeyRow>(
+    'SELECT id, name, scopes, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id',
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    scopes: knownScopes(row.scopes),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }));
+}
+
+/** Revokes a live key; false when there is no such key or it was already revoked. */
+export async function revokeApiKey(q: Queryable, id: string, now: Date = new Date()): Promise<boolean> {
+  const rows = await q.query(
+    'UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    [id, now],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The callback signing secret of a key, revoked or not (callbacks of tickets it submitted
+ * before its revocation are still signed with it); null when there is no such key.
+ */
+export async function webhookSecretOf(
+  q: Queryable,
+  masterKey: Uint8Array,
+  apiKeyId: string,
+): Promise<string | null> {
+  const rows = await q.query<{ webhook_secret_enc: Uint8Array }>(
+    'SELECT webhook_secret_enc FROM api_keys WHERE id = $1',
+    [apiKeyId],
+  );
+  const sealed = rows[0]?.webhook_secret_enc;
+  return sealed === undefined ? null : openString(masterKey, sealed);
+}
+
+async function verifyHash(q: Queryable, hash: Uint8Array, now: Date): Promise<ApiKeyPrincipal | null> {
+  const rows = await q.query<ApiKeyRow>(
+    'SELECT id, name, scopes, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = $1',
+    [hash],
+  );
+  const row = rows[0];
+  if (row === undefined || row.revoked_at !== null) return null;
+  const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  if (row.last_used_at === null || row.last_used_at <= staleBefore) {
+    // Conditional, so that several instances seeing the key at once write it once.
+    await q.query(
+      'UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)',
+      [row.id, now, staleBefore],
+    );
+  }
+  return { id: row.id, name: row.name, scopes: knownScopes(row.scopes) };
+}
+
+/**
+ * The principal of a live key; null when it is unknown or revoked. Records the use in
+ * last_used_at, at most once a minute per key.
+ */
+export async function verifyApiKey(
+  q: Queryable,
+  rawKey: string,
+  now: Date = new Date(),
+): Promise<ApiKeyPrincipal | null> {
+  return verifyHash(q, apiKeyHash(rawKey), now);
+}
+
+export interface StoreApiKeyVerifierOptions {
+  /** How long a valid key is trusted without asking the store again (default 10 s). */
+  readonly ttlMs?: number;
+  /** Most keys remembered at once; the oldest entry goes first (default 10,000). */
+  readonly maxEntries?: number;
+  /** The clock, for tests. */
+  readonly now?: () => Date;
+}
+
+export interface StoreApiKeyVerifier {
+  verify(rawKey: string): Promise<ApiKeyPrincipal | null>;
+  /** Forgets every remembered key (after a revocation made by this process, say). */
+  forget(): void;
+}
+
+/**
+ * The ApiKeyVerifier of the HTTP layer (src/http/auth.ts) over the store. A valid key is
+ * remembered, by its hash, for `ttlMs` (10 s by default): within that time requests with
+ * it do not touch the database, so a revocation made by another process takes effect
+ * within `ttlMs`; one made through this process can call forget() to take effect at
+ * once. Unknown and revoked keys are never remembered: each such request asks the store.
+ */
+export function storeApiKeyVerifier(
+  q: Queryable,
+  options: StoreApiKeyVerifierOptions = {},
+): StoreApiKeyVerifier {
+  const ttlMs = options.ttlMs ?? 10_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const now = options.now ?? (() => new Date());
+  const cache = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
+  return {
+    async verify(rawKey) {
+      const hash = apiKeyHash(rawKey);
+      const cacheKey = Buffer.from(hash).toString('base64');
+      const at = now();
+      const hit = cache.get(cacheKey);
+      if (hit !== undefined && hit.until > at.getTime()) return hit.principal;
+      cache.delete(cacheKey);
+      const principal = await verifyHash(q, hash, at);
+      if (principal !== null && ttlMs > 0) {
+        while (cache.size >= maxEntries) {
+          const oldest = cache.keys().next();
+          if (oldest.done === true) break;
+          cache.delete(oldest.value);
+        }
+        cache.set(cacheKey, { principal, until: at.getTime() + ttlMs });
+      }
+      return principal;
+    },
+    forget() {
+      cache.clear();
+    },
+  };
+}
