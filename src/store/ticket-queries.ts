@@ -1,10 +1,20 @@
 // Reading tickets: one by id (GET /v2/ticket) and how many there are in each status.
 import { isUuid } from '../crypto/random-id.js';
-import type { Ticket } from '../domain/ticket.js';
 import { TICKET_STATUSES, type TicketStatus } from '../domain/ticket-state.js';
 import type { Queryable } from './db.js';
 
-export interface TicketRecord extends Ticket {
+/** A ticket as stored: the domain's Ticket (src/domain/ticket.ts) plus who submitted it. */
+export interface TicketRecord {
+  readonly id: string;
+  readonly txid: string;
+  /** The final cosigned transaction. */
+  readonly rawTx: Uint8Array;
+  readonly status: TicketStatus;
+  readonly callbackUrl: string | null;
+  /** Why it FAILED; null otherwise. */
+  readonly errors: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
   /** The API key that submitted it; null for one submitted without a key. */
   readonly apiKeyId: string | null;
 }
