@@ -8,13 +8,12 @@ import {
   type BroadcastResult,
   type ChainTip,
   type FeePolicy,
-  type Ledger,
   LedgerUnavailableError,
   type StatusListener,
   type TxStatus,
 } from '../port.js';
-import type { CoinbaseOutput } from './block.js';
 import { ChainState, type StatusChange } from './chain-state.js';
+import { ChangeFeed } from './change-feed.js';
 import {
   coinbaseOutputsOfGenesis,
   type DevnetEntry,
@@ -22,89 +21,24 @@ import {
   genesisOutputsOf,
   replayEntry,
 } from './devnet-entries.js';
+import {
+  type Devnet,
+  type DevnetBlock,
+  DevnetGenesisMismatchError,
+  type DevnetOptions,
+  type DevnetUtxo,
+  type GenesisOutput,
+  type MinedBlock,
+  type ReorgOptions,
+  type ReorgResult,
+} from './devnet-types.js';
 import { lockFolder } from './folder-lock.js';
 import { txidOf } from './hashing.js';
 import { type Journal, memoryJournal, openJournal } from './journal.js';
 import { decodeSubmission, type ParsedTx } from './tx-format.js';
 import { validateTransaction } from './tx-validation.js';
 
-/** An output of the genesis coinbase: where the service's funds come from. */
-export type GenesisOutput = CoinbaseOutput;
-
-export interface DevnetOptions {
-  /** Folder of the journal and the lock; in memory when absent. */
-  readonly dataDir?: string;
-  /** Outputs of the coinbase of block 0, created at the first open of the folder. */
-  readonly genesis?: readonly GenesisOutput[];
-  /** Mines a block this often when the mempool holds transactions; 0 = only on command. Default 10000. */
-  readonly blockIntervalMs?: number;
-  /** Mining fee policy. Default 1 sat/kB (ARC's published policy). */
-  readonly feeRateSatPerKb?: bigint;
-  /** Largest transaction accepted (474 above). Default 10 MB. */
-  readonly maxTxSizeBytes?: number;
-  /** Clock, milliseconds since the epoch. Default Date.now. */
-  readonly now?: () => number;
-  /** Errors of the interval miner. Default: written to stderr. */
-  readonly onError?: (err: unknown) => void;
-}
-
-export interface MinedBlock {
-  readonly height: number;
-  readonly hash: string;
-  /** Unix seconds. */
-  readonly time: number;
-  /** Coinbase first. */
-  readonly txids: readonly string[];
-}
-
-export interface DevnetBlock extends MinedBlock {
-  /** The 80-byte header, hex. */
-  readonly header: string;
-}
-
-export interface ReorgOptions {
-  /** Transactions of the disconnected blocks (or the mempool) to drop, with their descendants. */
-  readonly drop?: readonly string[];
-  /** Raw transactions mined in the new chain, replacing whatever mempool transaction they conflict with. */
-  readonly include?: readonly Uint8Array[];
-}
-
-export interface ReorgResult {
-  readonly disconnected: readonly MinedBlock[];
-  readonly connected: readonly MinedBlock[];
-  /** Dropped or replaced transactions, descendants included: now rejected. */
-  readonly evicted: readonly string[];
-  readonly included: readonly BroadcastResult[];
-}
-
-export interface DevnetUtxo {
-  readonly txid: string;
-  readonly vout: number;
-  readonly satoshis: bigint;
-  readonly lockingScript: Uint8Array;
-}
-
-export interface Devnet extends Ledger {
-  mine(blocks?: number): Promise<MinedBlock[]>;
-  reorg(depth: number, opts?: ReorgOptions): Promise<ReorgResult>;
-  /** Status changes with the stale-block flag ARC reports (MINED_IN_STALE_BLOCK). */
-  subscribeChanges(listener: (change: StatusChange) => void): () => void;
-  isInStaleBlock(txid: string): boolean;
-  blocks(): DevnetBlock[];
-  /** The confirmed UTXO set (unspendable outputs left out). */
-  utxos(): DevnetUtxo[];
-  mempoolTxids(): string[];
-  readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
-}
-
-export class DevnetGenesisMismatchError extends Error {
-  constructor(dataDir: string) {
-    super(
-      `the devnet in ${dataDir} was created with other genesis outputs; use a new data folder to change them`,
-    );
-    this.name = 'DevnetGenesisMismatchError';
-  }
-}
+export * from './devnet-types.js';
 
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const lock = opts.dataDir === undefined ? null : lockFolder(opts.dataDir);
@@ -130,11 +64,7 @@ export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
 class EmbeddedDevnet implements Devnet {
   readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
   private readonly now: () => number;
-  private readonly listeners = new Set<(change: StatusChange) => void>();
-  /** Changes not yet told to subscribers, waiting for the journal: queued = delivered + queue.length. */
-  private readonly queue: StatusChange[] = [];
-  private queued = 0;
-  private delivered = 0;
+  private readonly feed = new ChangeFeed();
   private batch: DevnetEntry[] | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -215,8 +145,7 @@ class EmbeddedDevnet implements Devnet {
   }
 
   subscribeChanges(listener: (change: StatusChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.feed.subscribe(listener);
   }
 
   async mine(blocks = 1): Promise<MinedBlock[]> {
@@ -327,7 +256,7 @@ class EmbeddedDevnet implements Devnet {
     );
     if (refusal !== null) {
       if (refusal.conflict?.where === 'mempool') {
-        this.enqueue(this.state.recordDoubleSpend(parsed.txid, refusal.conflict.competingTxids));
+        this.feed.enqueue(this.state.recordDoubleSpend(parsed.txid, refusal.conflict.competingTxids));
       }
       const { arcCode, reason, retryable } = refusal;
       return { ok: false, txid: parsed.txid, arcCode, reason, retryable };
@@ -346,7 +275,7 @@ class EmbeddedDevnet implements Devnet {
     const changes = this.state.connect(spec);
     const block = this.state.tip!;
     this.record(encodeBlockEntry(spec, block.hash));
-    this.enqueue(changes);
+    this.feed.enqueue(changes);
     return blockInfo(block);
   }
 
@@ -360,13 +289,8 @@ class EmbeddedDevnet implements Devnet {
   private apply(entry: DevnetEntry, change: () => StatusChange[]): StatusChange[] {
     const changes = change();
     this.record(entry);
-    this.enqueue(changes);
+    this.feed.enqueue(changes);
     return changes;
-  }
-
-  private enqueue(changes: readonly StatusChange[]): void {
-    this.queue.push(...changes);
-    this.queued += changes.length;
   }
 
   private record(entry: DevnetEntry): void {
@@ -375,20 +299,8 @@ class EmbeddedDevnet implements Devnet {
   }
 
   /** Waits for the journal, then tells subscribers what it now holds. */
-  private async commit(): Promise<void> {
-    const upTo = this.queued;
-    await this.journal.sync();
-    while (this.delivered < upTo) {
-      const change = this.queue.shift()!;
-      this.delivered++;
-      for (const listener of this.listeners) {
-        try {
-          listener(change);
-        } catch {
-          // A subscriber's failure is its own.
-        }
-      }
-    }
+  private commit(): Promise<void> {
+    return this.feed.deliverAfter(this.journal.sync());
   }
 
   private blockTime(): number {

@@ -1,0 +1,83 @@
+// The devnet's public shape: options, the Devnet interface (the Ledger port plus control
+// operations: mine, reorg, inspection) and what those operations answer.
+import type { BroadcastResult, Ledger } from '../port.js';
+import type { CoinbaseOutput } from './block.js';
+import type { StatusChange } from './chain-state.js';
+
+/** An output of the genesis coinbase: where the service's funds come from. */
+export type GenesisOutput = CoinbaseOutput;
+
+export interface DevnetOptions {
+  /** Folder of the journal and the lock; in memory when absent. */
+  readonly dataDir?: string;
+  /** Outputs of the coinbase of block 0, created at the first open of the folder. */
+  readonly genesis?: readonly GenesisOutput[];
+  /** Mines a block this often when the mempool holds transactions; 0 = only on command. Default 10000. */
+  readonly blockIntervalMs?: number;
+  /** Mining fee policy. Default 1 sat/kB (ARC's published policy). */
+  readonly feeRateSatPerKb?: bigint;
+  /** Largest transaction accepted (474 above). Default 10 MB. */
+  readonly maxTxSizeBytes?: number;
+  /** Clock, milliseconds since the epoch. Default Date.now. */
+  readonly now?: () => number;
+  /** Errors of the interval miner. Default: written to stderr. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export interface MinedBlock {
+  readonly height: number;
+  readonly hash: string;
+  /** Unix seconds. */
+  readonly time: number;
+  /** Coinbase first. */
+  readonly txids: readonly string[];
+}
+
+export interface DevnetBlock extends MinedBlock {
+  /** The 80-byte header, hex. */
+  readonly header: string;
+}
+
+export interface ReorgOptions {
+  /** Transactions of the disconnected blocks (or the mempool) to drop, with their descendants. */
+  readonly drop?: readonly string[];
+  /** Raw transactions mined in the new chain, replacing whatever mempool transaction they conflict with. */
+  readonly include?: readonly Uint8Array[];
+}
+
+export interface ReorgResult {
+  readonly disconnected: readonly MinedBlock[];
+  readonly connected: readonly MinedBlock[];
+  /** Dropped or replaced transactions, descendants included: now rejected. */
+  readonly evicted: readonly string[];
+  readonly included: readonly BroadcastResult[];
+}
+
+export interface DevnetUtxo {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+  readonly lockingScript: Uint8Array;
+}
+
+export interface Devnet extends Ledger {
+  mine(blocks?: number): Promise<MinedBlock[]>;
+  reorg(depth: number, opts?: ReorgOptions): Promise<ReorgResult>;
+  /** Status changes with the stale-block flag ARC reports (MINED_IN_STALE_BLOCK). */
+  subscribeChanges(listener: (change: StatusChange) => void): () => void;
+  isInStaleBlock(txid: string): boolean;
+  blocks(): DevnetBlock[];
+  /** The confirmed UTXO set (unspendable outputs left out). */
+  utxos(): DevnetUtxo[];
+  mempoolTxids(): string[];
+  readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
+}
+
+export class DevnetGenesisMismatchError extends Error {
+  constructor(dataDir: string) {
+    super(
+      `the devnet in ${dataDir} was created with other genesis outputs; use a new data folder to change them`,
+    );
+    this.name = 'DevnetGenesisMismatchError';
+  }
+}
