@@ -7,7 +7,6 @@ import { after, before, describe, test } from 'node:test';
 
 import { Webhook } from 'standardwebhooks';
 import { SecretBoxError } from '../../src/crypto/secret-box.js';
-import type { ApiKeyVerifier } from '../../src/http/auth.js';
 import {
   ApiKeyInputError,
   apiKeyHash,
@@ -172,7 +171,12 @@ for (const target of testTargets()) {
 
     describe('storeApiKeyVerifier', () => {
       test('fits the HTTP layer’s ApiKeyVerifier', async () => {
-        const verifier: ApiKeyVerifier = storeApiKeyVerifier(db);
+        // The shape of ApiKeyVerifier in src/http/auth.ts.
+        const verifier: {
+          verify(
+            rawKey: string,
+          ): Promise<{ id: string; name: string; scopes: readonly ('read' | 'submit' | 'admin')[] } | null>;
+        } = storeApiKeyVerifier(db);
         const created = await createApiKey(db, masterKey, { name: 'typed', scopes: ['admin'] });
         assert.deepStrictEqual(await verifier.verify(created.key), {
           id: created.id,
