@@ -11,6 +11,8 @@ const Url = (description: string, secret?: 'password') =>
       ...(secret ? { 'x-secret': secret } : {}),
     }),
   );
+const SecretKey = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description, 'x-secret': 'value' }));
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, default: def, description });
 
 export const ROLES = ['api', 'tracker', 'deliverer', 'devnet'] as const;
@@ -82,6 +84,22 @@ export const ConfigSchema = Type.Object(
       description: 'Addresses or CIDRs of trusted reverse proxies (empty: X-Forwarded-* ignored).',
     }),
     logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
+    approverKey: SecretKey('Approver private key (hex); absent: keys.json in dataDir.'),
+    mintKey: SecretKey('Mint (treasury) private key (hex); absent: keys.json in dataDir.'),
+    feeKey: SecretKey('Fee address private key (hex); absent: keys.json in dataDir.'),
+    fundingKey: SecretKey('Funding pool private key (hex); absent: keys.json in dataDir.'),
+    masterKey: SecretKey('Master key sealing secrets at rest (64 hex); absent: master.key in dataDir.'),
+    tokenSymbol: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      default: 'TPX',
+      description: 'Symbol of a token deployed at first start.',
+    }),
+    tokenSupply: Type.String({
+      pattern: '^[1-9][0-9]{0,15}$',
+      default: '1000000000000000',
+      description: 'Supply (atomic units) of a token deployed at first start; at most 2^53-1.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,8 @@
 // Builds owner-signed transfers by hand (not through the client), so a test can break
 // exactly one rule: any outputs, any sighash type, any signer.
 import { Transaction, UnlockingScript } from '@bsv/sdk';
-import { unlockingScriptOf } from '../../src/crypto/script-objects.js';
-import { signDigest } from '../../src/crypto/secp256k1.js';
-import { sighashDigest } from '../../src/crypto/sighash.js';
+import { signOwnerInputs } from '../../src/crypto/sign-owner.js';
 import { SIGHASH_OWNER } from '../../src/crypto/signature-encoding.js';
-import { concatBytes, pushData } from '../../src/domain/script-chunks.js';
 import { buildTokenScript } from '../../src/domain/token-script.js';
 import type { KnownTokenOutput } from '../../src/domain/validate-transfer.js';
 import { lockingFrom, type Party } from './token-world.js';
@@ -54,14 +51,7 @@ export function buildTransfer(options: BuildOptions): Uint8Array {
     tx.addOutput({ satoshis: Number(output.satoshis), lockingScript: lockingFrom(output.script) });
   }
   if (options.signer !== undefined) {
-    const signer = options.signer;
-    const scope = options.sighash ?? SIGHASH_OWNER;
-    const unlocks = options.inputs.map((input, i) => {
-      const digest = sighashDigest(tx, i, lockingFrom(input.lockingScript), input.satoshis, scope);
-      const sig = concatBytes([signDigest(digest, signer.privateKey), Uint8Array.of(scope)]);
-      return concatBytes([pushData(sig), pushData(signer.publicKey)]);
-    });
-    for (const [i, script] of unlocks.entries()) tx.inputs[i]!.unlockingScript = unlockingScriptOf(script);
+    signOwnerInputs(tx, options.inputs, options.signer.privateKey, options.sighash ?? SIGHASH_OWNER);
   }
   return tx.toUint8Array();
 }

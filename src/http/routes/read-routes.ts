@@ -80,7 +80,12 @@ export function readRoutes(deps: RouteDeps) {
       },
       async (request) => {
         const { page = 1, size = 10, order = 'asc' } = request.query;
-        const outputs = await unspentOutputs(ctx.db, { addresses: checkAddresses(request.body), page, size, order });
+        const outputs = await unspentOutputs(ctx.db, {
+          addresses: checkAddresses(request.body),
+          page,
+          size,
+          order,
+        });
         return outputs.map((o) => utxoJson(o, ctx.token));
       },
     );
@@ -92,7 +97,12 @@ export function readRoutes(deps: RouteDeps) {
         schema: { body: addresses, querystring: Type.Object(authTokenQuery) },
       },
       async (request) => {
-        const query = { addresses: checkAddresses(request.body), page: 1, size: V1_UTXO_CAP, order: 'asc' as const };
+        const query = {
+          addresses: checkAddresses(request.body),
+          page: 1,
+          size: V1_UTXO_CAP,
+          order: 'asc' as const,
+        };
         return (await unspentOutputs(ctx.db, query)).map((o) => utxoJson(o, ctx.token));
       },
     );
@@ -118,7 +128,8 @@ export function readRoutes(deps: RouteDeps) {
       },
       async (request) => {
         const { txid } = request.params;
-        if (!/^[0-9a-fA-F]{64}$/.test(txid)) throw new AppError('INVALID_TXID', `invalid transaction ID: ${txid}`);
+        if (!/^[0-9a-fA-F]{64}$/.test(txid))
+          throw new AppError('INVALID_TXID', `invalid transaction ID: ${txid}`);
         const raw = await rawTransaction(ctx.db, txid.toLowerCase());
         if (raw === null) throw new AppError('NOT_FOUND', `transaction ${txid} not found`);
         return { rawtx: base64(raw) };

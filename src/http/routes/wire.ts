@@ -6,7 +6,8 @@ import type { TokenConfig } from '../../domain/token-config.js';
 import type { SyncRecord } from '../../store/feed-queries.js';
 import type { UnspentOutput } from '../../store/wallet-queries.js';
 
-const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+const base64 = (bytes: Uint8Array) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
 export function syncRecordJson(r: SyncRecord) {
   return {
@@ -50,7 +51,8 @@ export function utxoJson(o: UnspentOutput, token: TokenConfig) {
 }
 
 export function configJson(token: TokenConfig) {
-  const capped = (n: bigint) => toJsonNumber(n > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : n);
+  const capped = (n: bigint) =>
+    toJsonNumber(n > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : n);
   return {
     approver: toHex(token.approver),
     decimals: token.decimals,

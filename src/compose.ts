@@ -1,0 +1,149 @@
+// Builds the running service from its configuration: the only place adapters are chosen.
+// Embedded default: PGlite in the data folder and the devnet ledger, token deployed at first
+// start. Scale-out: PostgreSQL (DATABASE_URL) and ARC (ARC_URL), keys from the environment.
+import { mkdirSync } from 'node:fs';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { hash160 } from './crypto/hash.js';
+import { uuidv7 } from './crypto/random-id.js';
+import { publicKeyOf } from './crypto/secp256k1.js';
+import { loadOrCreateMasterKey, masterKeyFromEnv } from './crypto/secret-box.js';
+import { DEFAULT_FEE_TIERS } from './domain/fee-tiers.js';
+import type { TokenConfig } from './domain/token-config.js';
+import { buildP2pkhScript } from './domain/token-script.js';
+import { addressesOf, keysFromConfig, loadOrCreateKeyFile, type OperatorKeys } from './keys/operator-keys.js';
+import { createArcLedger } from './ledger/arc/arc-ledger.js';
+import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
+import type { Ledger } from './ledger/port.js';
+import type { Db } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { openPgliteDb } from './store/pglite-db.js';
+import { openPostgresDb } from './store/postgres-db.js';
+import type { ServiceContext } from './usecases/context.js';
+import { deployOnDevnet, loadTokenSettings, type TokenSettings } from './usecases/deploy-token.js';
+
+/** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
+const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
+
+export interface Parts {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly db: Db;
+  readonly ledger: Ledger;
+  readonly devnet: Devnet | null;
+  readonly keys: OperatorKeys;
+  readonly masterKey: Uint8Array;
+  readonly token: TokenSettings;
+  readonly ctx: ServiceContext;
+}
+
+export async function composeParts(
+  config: Config,
+  logger: Logger = pino({ level: config.logLevel }),
+): Promise<Parts> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = config.databaseUrl
+    ? await openPostgresDb(config.databaseUrl)
+    : await openPgliteDb(config.dataDir);
+  const closers: (() => Promise<void>)[] = [() => db.close()];
+  try {
+    await migrate(db);
+    const keys =
+      config.approverKey !== undefined ? keysFromConfig(config) : loadOrCreateKeyFile(config.dataDir);
+    const masterKey =
+      config.masterKey !== undefined
+        ? masterKeyFromEnv(config.masterKey)
+        : loadOrCreateMasterKey(config.dataDir);
+    const addresses = addressesOf(keys);
+    const feeRate = BigInt(config.feeRateSatPerKb);
+
+    let devnet: Devnet | null = null;
+    let ledger: Ledger;
+    if (config.arcUrl) {
+      ledger = createArcLedger({
+        url: config.arcUrl,
+        ...(config.arcApiKey !== undefined && { apiKey: config.arcApiKey }),
+      });
+    } else {
+      devnet = await createDevnet({
+        dataDir: config.dataDir,
+        genesis: [
+          {
+            lockingScript: buildP2pkhScript(hash160(publicKeyOf(keys.funding))),
+            satoshis: DEVNET_GENESIS_SATOSHIS,
+          },
+        ],
+        blockIntervalMs: config.blockIntervalMs,
+        feeRateSatPerKb: feeRate,
+        onError: (err) => logger.error({ err }, 'devnet miner failed'),
+      });
+      ledger = devnet;
+    }
+    closers.unshift(() => ledger.close());
+
+    const now = () => new Date();
+    let token = await loadTokenSettings(db);
+    if (token === null) {
+      if (devnet === null) {
+        throw new Error(
+          'no token is recorded in this database: deploy it on the embedded ledger, or restore a database',
+        );
+      }
+      token = await deployOnDevnet(
+        { db, devnet, keys, addresses, feeRate, now },
+        {
+          supply: BigInt(config.tokenSupply),
+          symbol: config.tokenSymbol,
+          icon: '',
+          decimals: 5,
+        },
+      );
+      logger.info({ tokenId: token.tokenId }, 'token deployed on the embedded ledger');
+    }
+    const ctx: ServiceContext = {
+      db,
+      ledger,
+      token: tokenConfigOf(token, config),
+      keys: { approver: keys.approver, funding: keys.funding },
+      now,
+      newId: () => uuidv7(),
+      feeRate: cachedFeeRate(ledger, 60_000),
+      tracker: { pollIntervalMs: config.arcUrl ? 30_000 : 2_000, finalConfirmations: 6 },
+      log: logger,
+    };
+    return { config, logger, db, ledger, devnet, keys, masterKey, token, ctx };
+  } catch (err) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw err;
+  }
+}
+
+export function tokenConfigOf(token: TokenSettings, config: Config): TokenConfig {
+  return {
+    tokenId: token.tokenId,
+    approver: new Uint8Array(Buffer.from(token.approver, 'hex')),
+    decimals: token.decimals,
+    symbol: token.symbol,
+    icon: token.icon,
+    feeAddress: token.feeAddress,
+    burnAddress: token.burnAddress,
+    mintAddress: token.mintAddress,
+    feeTiers: DEFAULT_FEE_TIERS,
+    limits: {
+      maxTxBytes: config.maxTxBytes,
+      maxInputs: config.maxInputs,
+      maxOutputs: config.maxOutputs,
+      maxDataBytes: 512,
+    },
+  };
+}
+
+function cachedFeeRate(ledger: Ledger, ttlMs: number): () => Promise<bigint> {
+  let cached: { rate: bigint; at: number } | null = null;
+  return async () => {
+    if (cached === null || Date.now() - cached.at > ttlMs) {
+      cached = { rate: (await ledger.feePolicy()).satoshisPerKb, at: Date.now() };
+    }
+    return cached.rate;
+  };
+}

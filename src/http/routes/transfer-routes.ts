@@ -1,0 +1,130 @@
+// Submitting transfers (v2: a ticket ID at once; v1: waits for the network's answer) and
+// reading tickets.
+import { type Static, Type } from 'typebox';
+import { isUuid } from '../../crypto/random-id.js';
+import { seal } from '../../crypto/secret-box.js';
+import { ticketJson } from '../../domain/ticket.js';
+import { AppError } from '../../errors/registry.js';
+import { ticketById } from '../../store/ticket-queries.js';
+import { broadcastTicket } from '../../usecases/broadcast-ticket.js';
+import { submitTransfer } from '../../usecases/submit-transfer.js';
+import type { AppInstance } from '../app.js';
+import { principalOf } from '../auth.js';
+import { authTokenQuery } from '../schemas/common.js';
+import type { RouteDeps } from './route-deps.js';
+import { base64 } from './wire.js';
+
+const TransferBody = Type.Object({
+  rawtx: Type.String({ minLength: 1, maxLength: 300_000, description: 'Signed raw transaction, base64' }),
+  callback_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  callback_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function transferRoutes(deps: RouteDeps) {
+  const { ctx } = deps;
+
+  async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null) {
+    if (!BASE64.test(body.rawtx)) throw new AppError('INVALID_TX', 'rawtx is not base64');
+    const callbackUrl =
+      body.callback_url === undefined || body.callback_url === ''
+        ? null
+        : checkCallbackUrl(body.callback_url);
+    const secret = body.callback_secret === undefined ? null : seal(deps.masterKey, body.callback_secret);
+    return submitTransfer(ctx, {
+      raw: new Uint8Array(Buffer.from(body.rawtx, 'base64')),
+      callbackUrl,
+      callbackSecretEnc: secret,
+      apiKeyId,
+    });
+  }
+
+  return (app: AppInstance) => {
+    app.post(
+      '/v2/transfer',
+      {
+        config: { scope: 'submit' },
+        schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+      },
+      async (request, reply) => {
+        const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);
+        const ticket = await ticketById(ctx.db, ticketId);
+        if (ticket !== null && ticket.status === 'BROADCASTING') {
+          void broadcastTicket(ctx, ticket.txid, ticket.rawTx).catch((err) =>
+            ctx.log.error({ err, ticketId }, 'broadcast after submission failed; the tracker will retry'),
+          );
+        }
+        if (wantsJson(request.headers.accept)) return reply.type('application/json').send({ ticketId });
+        return reply.type('text/plain; charset=utf-8').send(ticketId);
+      },
+    );
+
+    app.post(
+      '/v1/transfer',
+      {
+        config: { scope: 'submit', deprecatedBy: '/v2/transfer' },
+        schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+      },
+      async (request) => {
+        const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);
+        const ticket = await ticketById(ctx.db, ticketId);
+        if (ticket === null) throw new Error(`ticket ${ticketId} vanished after submission`);
+        if (ticket.status === 'FAILED')
+          throw new AppError('BROADCAST_REJECTED', ticket.errors ?? 'transfer failed');
+        if (ticket.status === 'BROADCASTING') {
+          const outcome = await broadcastTicket(ctx, ticket.txid, ticket.rawTx);
+          if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
+          if (outcome.kind === 'unavailable') {
+            throw new AppError(
+              'LEDGER_UNAVAILABLE',
+              `the ledger did not answer; ticket ${ticketId} will be broadcast again`,
+            );
+          }
+        }
+        return { rawtx: base64(ticket.rawTx) };
+      },
+    );
+
+    app.get(
+      '/v2/ticket',
+      {
+        config: { scope: 'read' },
+        schema: {
+          querystring: Type.Object({
+            ...authTokenQuery,
+            ticketID: Type.String({ minLength: 1, maxLength: 64 }),
+          }),
+        },
+      },
+      async (request) => {
+        const { ticketID } = request.query;
+        if (!isUuid(ticketID))
+          throw new AppError('INVALID_PARAMETER', `ticketID is not a ticket ID: ${ticketID}`);
+        const ticket = await ticketById(ctx.db, ticketID.toLowerCase());
+        if (ticket === null) throw new AppError('NOT_FOUND', 'record not found');
+        return ticketJson(ticket);
+      },
+    );
+  };
+}
+
+function wantsJson(accept: string | undefined): boolean {
+  return accept !== undefined && /application\/json/i.test(accept) && !/text\/plain/i.test(accept);
+}
+
+/** A URL the service may call: http(s) only. (Address checks against SSRF: issue 5.) */
+function checkCallbackUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AppError('INVALID_CALLBACK_URL', `callback_url is not a URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AppError('INVALID_CALLBACK_URL', 'callback_url must be http or https');
+  }
+  if (url.username !== '' || url.password !== '')
+    throw new AppError('INVALID_CALLBACK_URL', 'callback_url must not carry credentials');
+  return url.href;
+}

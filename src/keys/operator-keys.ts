@@ -1,0 +1,75 @@
+// The operator's keys: approver (cosigns every transfer), mint (holds the treasury), fee
+// (receives transfer fees), funding (pays network fees). Embedded: a 0600 file in the data
+// folder, created at first start. Production: hex private keys from the environment.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hash160 } from '../crypto/hash.js';
+import { isValidPrivateKey, publicKeyOf } from '../crypto/secp256k1.js';
+import { p2pkhAddress } from '../domain/address.js';
+import { toHex } from '../domain/script-chunks.js';
+
+export interface OperatorKeys {
+  readonly approver: Uint8Array;
+  readonly mint: Uint8Array;
+  readonly fee: Uint8Array;
+  readonly funding: Uint8Array;
+}
+
+const NAMES = ['approver', 'mint', 'fee', 'funding'] as const;
+
+export interface OperatorAddresses {
+  readonly approverPublicKey: Uint8Array;
+  readonly mintAddress: string;
+  readonly feeAddress: string;
+  readonly fundingAddress: string;
+  /** Keyless: the hash of a text, not of a public key, so no one can spend what is sent there. */
+  readonly burnAddress: string;
+}
+
+export function addressesOf(keys: OperatorKeys): OperatorAddresses {
+  const addressOf = (key: Uint8Array) => p2pkhAddress(hash160(publicKeyOf(key)));
+  const approverPublicKey = publicKeyOf(keys.approver);
+  return {
+    approverPublicKey,
+    mintAddress: addressOf(keys.mint),
+    feeAddress: addressOf(keys.fee),
+    fundingAddress: addressOf(keys.funding),
+    burnAddress: p2pkhAddress(
+      hash160(new TextEncoder().encode(`tokenproxy burn ${toHex(approverPublicKey)}`)),
+    ),
+  };
+}
+
+/** Reads `<dataDir>/keys.json`, creating it (mode 0600) with fresh keys on first use. */
+export function loadOrCreateKeyFile(dataDir: string): OperatorKeys {
+  const path = join(dataDir, 'keys.json');
+  if (!existsSync(path)) {
+    const fresh = Object.fromEntries(NAMES.map((n) => [n, randomBytes(32).toString('hex')]));
+    writeFileSync(path, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  return keysFrom((name) => json[name], `key file ${path}`);
+}
+
+/** Keys from the configuration (approverKey, mintKey, feeKey, fundingKey: 64 hex characters each). */
+export function keysFromConfig(
+  config: Readonly<Partial<Record<`${(typeof NAMES)[number]}Key`, string>>>,
+): OperatorKeys {
+  return keysFrom((name) => config[`${name as (typeof NAMES)[number]}Key`], 'configuration');
+}
+
+function keysFrom(read: (name: string) => unknown, where: string): OperatorKeys {
+  const out: Record<string, Uint8Array> = {};
+  for (const name of NAMES) {
+    const hex = read(name);
+    const key =
+      typeof hex === 'string' && /^[0-9a-fA-F]{64}$/.test(hex)
+        ? new Uint8Array(Buffer.from(hex, 'hex'))
+        : null;
+    if (key === null || !isValidPrivateKey(key))
+      throw new Error(`${where}: the ${name} key is missing or not a valid private key`);
+    out[name] = key;
+  }
+  return out as unknown as OperatorKeys;
+}

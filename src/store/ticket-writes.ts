@@ -1,0 +1,116 @@
+// Ticket rows: reading one for update, moving its status one legal step at a time, and the
+// callback outbox event that every status change of a ticket with a callback URL writes in
+// the same database transaction.
+import { type Ticket, ticketJson } from '../domain/ticket.js';
+import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
+import type { Queryable } from './db.js';
+
+interface TicketRow {
+  id: string;
+  txid: string;
+  raw_tx: Uint8Array;
+  status: TicketStatus;
+  callback_url: string | null;
+  errors: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, txid, raw_tx, status, callback_url, errors, created_at, updated_at';
+
+function toTicket(row: TicketRow): Ticket {
+  return {
+    id: row.id,
+    txid: row.txid,
+    rawTx: row.raw_tx,
+    status: row.status,
+    callbackUrl: row.callback_url,
+    errors: row.errors,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function ticketForUpdate(tx: Queryable, id: string): Promise<Ticket | null> {
+  const rows = await tx.query<TicketRow & Record<string, unknown>>(
+    `SELECT ${COLUMNS} FROM tickets WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
+  return rows[0] === undefined ? null : toTicket(rows[0]);
+}
+
+export async function ticketByTxidForUpdate(tx: Queryable, txid: string): Promise<Ticket | null> {
+  const rows = await tx.query<TicketRow & Record<string, unknown>>(
+    `SELECT ${COLUMNS} FROM tickets WHERE txid = $1 FOR UPDATE`,
+    [txid],
+  );
+  return rows[0] === undefined ? null : toTicket(rows[0]);
+}
+
+export interface StatusChange {
+  readonly errors?: string | null;
+  readonly now: Date;
+  /** When the tracker should look at the ticket again; null: never (it has ended). */
+  readonly nextCheckAt: Date | null;
+}
+
+/**
+ * Moves a ticket to `to` through every intermediate status (each one an event), and returns
+ * the statuses it passed through. Same status: only the schedule is updated.
+ */
+export async function moveTicket(
+  tx: Queryable,
+  ticket: Ticket,
+  to: TicketStatus,
+  change: StatusChange,
+): Promise<TicketStatus[]> {
+  const steps = pathTo(ticket.status, to);
+  for (const status of steps) {
+    await tx.query(
+      `UPDATE tickets SET status = $2, status_rank = $3, errors = $4, updated_at = $5, next_check_at = $6, lease_until = NULL
+        WHERE id = $1`,
+      [
+        ticket.id,
+        status,
+        TICKET_STATUS_RANK[status],
+        status === 'FAILED' ? (change.errors ?? 'failed') : null,
+        change.now,
+        change.nextCheckAt,
+      ],
+    );
+    await appendTicketEvent(tx, ticket.id, change.now);
+  }
+  if (steps.length === 0) {
+    await tx.query('UPDATE tickets SET next_check_at = $2, lease_until = NULL WHERE id = $1', [
+      ticket.id,
+      change.nextCheckAt,
+    ]);
+  }
+  return steps;
+}
+
+/** Writes the ticket's current state to the outbox, when it has a callback URL. */
+export async function appendTicketEvent(tx: Queryable, ticketId: string, now: Date): Promise<void> {
+  const rows = await tx.query<TicketRow & Record<string, unknown>>(
+    `SELECT ${COLUMNS} FROM tickets WHERE id = $1`,
+    [ticketId],
+  );
+  const row = rows[0];
+  if (row === undefined || row.callback_url === null) return;
+  const seqRows = await tx.query<{ seq: number }>(
+    'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM events WHERE ticket_id = $1',
+    [ticketId],
+  );
+  const seq = seqRows[0]!.seq;
+  await tx.query(
+    `INSERT INTO events (ticket_id, webhook_id, seq, payload, next_attempt_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $5)`,
+    [
+      ticketId,
+      `msg_${ticketId.replaceAll('-', '')}_${seq}`,
+      seq,
+      JSON.stringify(ticketJson(toTicket(row))),
+      now,
+    ],
+  );
+}

@@ -1,0 +1,88 @@
+// What a ledger verdict on a transaction does to its ticket and to the index, in one database
+// transaction: accepted (SUCCESS), mined (MINED, block data into the change feed), reorged out
+// (back to SUCCESS), rejected (FAILED: inputs released, and every ticket that spends the
+// failed transaction's outputs fails with it).
+import type { Ticket } from '../domain/ticket.js';
+import type { TxStatus } from '../ledger/port.js';
+import type { Queryable } from '../store/db.js';
+import { markFailed, markMined, markUnmined, releaseReservations, spendersOf } from '../store/feed-writes.js';
+import { moveTicket, ticketByTxidForUpdate } from '../store/ticket-writes.js';
+import type { ServiceContext } from './context.js';
+
+export interface LedgerView {
+  readonly status: TxStatus;
+  /** Chain tip height when known (decides when a mined ticket stops being watched). */
+  readonly tipHeight?: number;
+}
+
+export async function applyLedgerStatus(ctx: ServiceContext, txid: string, view: LedgerView): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const ticket = await ticketByTxidForUpdate(tx, txid);
+    if (ticket === null || ticket.status === 'FAILED') return;
+    await applyToTicket(ctx, tx, ticket, view);
+  });
+}
+
+export async function applyToTicket(
+  ctx: ServiceContext,
+  tx: Queryable,
+  ticket: Ticket,
+  view: LedgerView,
+): Promise<void> {
+  const now = ctx.now();
+  const poll = new Date(now.getTime() + ctx.tracker.pollIntervalMs);
+  const { status } = view;
+  switch (status.kind) {
+    case 'mempool': {
+      if (ticket.status === 'BROADCASTING') await releaseReservations(tx, ticket.id);
+      if (ticket.status === 'MINED') await markUnmined(tx, ticket.txid, now);
+      await moveTicket(tx, ticket, 'SUCCESS', { now, nextCheckAt: poll });
+      return;
+    }
+    case 'mined': {
+      if (ticket.status === 'BROADCASTING') await releaseReservations(tx, ticket.id);
+      const block = {
+        height: status.height,
+        idx: status.index,
+        hash: status.blockHash,
+        time: status.blockTime,
+      };
+      await markMined(tx, ticket.txid, block, now);
+      const depth = view.tipHeight === undefined ? 0 : view.tipHeight - status.height + 1;
+      const final = depth >= ctx.tracker.finalConfirmations;
+      await moveTicket(tx, ticket, 'MINED', { now, nextCheckAt: final ? null : poll });
+      return;
+    }
+    case 'rejected':
+      await failTicket(ctx, tx, ticket, status.reason);
+      return;
+    case 'double-spend':
+    case 'unknown':
+      await moveTicket(tx, ticket, ticket.status, { now, nextCheckAt: poll });
+      return;
+  }
+}
+
+/** FAILED, releasing inputs and funding; first fails every live ticket spending its outputs. */
+export async function failTicket(
+  ctx: ServiceContext,
+  tx: Queryable,
+  ticket: Ticket,
+  reason: string,
+): Promise<void> {
+  for (const spender of await spendersOf(tx, ticket.txid)) {
+    const child = await ticketByTxidForUpdate(tx, spender);
+    if (child !== null && child.status !== 'FAILED') {
+      await failTicket(
+        ctx,
+        tx,
+        child,
+        `an input comes from transaction ${ticket.txid}, which failed: ${reason}`,
+      );
+    }
+  }
+  const now = ctx.now();
+  await markFailed(tx, ticket.id, ticket.txid, now);
+  await moveTicket(tx, ticket, 'FAILED', { now, nextCheckAt: null, errors: reason });
+  ctx.log.warn({ ticketId: ticket.id, txid: ticket.txid, reason }, 'ticket failed');
+}

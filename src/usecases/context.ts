@@ -1,0 +1,33 @@
+// What every use case is handed: storage, ledger, the token, the keys, a clock and ids.
+// Built once by compose.ts; use cases never choose adapters themselves.
+import type { CosignKeys } from '../domain/complete-transfer.js';
+import type { TokenConfig } from '../domain/token-config.js';
+import type { Ledger } from '../ledger/port.js';
+import type { Db } from '../store/db.js';
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface TrackerSettings {
+  /** How often a ticket the network holds is looked at again (the guarantee behind ledger callbacks). */
+  readonly pollIntervalMs: number;
+  /** Blocks on top of which a mined ticket is not watched for reorgs any more. */
+  readonly finalConfirmations: number;
+}
+
+export interface ServiceContext {
+  readonly db: Db;
+  readonly ledger: Ledger;
+  readonly token: TokenConfig;
+  readonly keys: CosignKeys;
+  readonly now: () => Date;
+  /** A new ticket id (UUIDv7). */
+  readonly newId: () => string;
+  /** The ledger's mining fee rate, satoshis per 1000 bytes (cached by the caller as it likes). */
+  readonly feeRate: () => Promise<bigint>;
+  readonly tracker: TrackerSettings;
+  readonly log: Logger;
+}

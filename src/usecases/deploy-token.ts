@@ -1,0 +1,133 @@
+// First start on the embedded ledger: deploy the token (`deploy+mint` of the whole supply to
+// the mint address, cosign-locked) from the devnet's genesis coins, record it in the index,
+// and keep the rest of the coin as the funding pool's reserve. Built deterministically, so a
+// restart after a crash sends the same transaction again.
+import { Transaction } from '@bsv/sdk';
+import { hash160 } from '../crypto/hash.js';
+import { lockingScriptOf } from '../crypto/script-objects.js';
+import { publicKeyOf } from '../crypto/secp256k1.js';
+import { signP2pkhInputs } from '../crypto/sign-p2pkh.js';
+import { pubKeyHashOf } from '../domain/address.js';
+import { networkFee } from '../domain/network-fee.js';
+import { bytesEqual, toHex } from '../domain/script-chunks.js';
+import { buildP2pkhScript, buildTokenScript } from '../domain/token-script.js';
+import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
+import type { Devnet } from '../ledger/devnet/devnet.js';
+import type { Db } from '../store/db.js';
+import { nextScores } from '../store/score.js';
+import { readSetting, writeSetting } from '../store/settings.js';
+import { insertFeedRecord } from '../store/submission-writes.js';
+import { RESERVE_SETTING } from './funding-pool.js';
+
+export interface TokenSettings {
+  readonly tokenId: string;
+  readonly approver: string;
+  readonly mintAddress: string;
+  readonly feeAddress: string;
+  readonly burnAddress: string;
+  readonly fundingAddress: string;
+  readonly supply: string;
+  readonly symbol: string;
+  readonly icon: string;
+  readonly decimals: number;
+}
+
+export const TOKEN_SETTING = 'token';
+
+export interface TokenDefinition {
+  readonly supply: bigint;
+  readonly symbol: string;
+  readonly icon: string;
+  readonly decimals: number;
+}
+
+export function loadTokenSettings(db: Db): Promise<TokenSettings | null> {
+  return readSetting<TokenSettings>(db, TOKEN_SETTING);
+}
+
+export async function deployOnDevnet(
+  deps: {
+    db: Db;
+    devnet: Devnet;
+    keys: OperatorKeys;
+    addresses: OperatorAddresses;
+    feeRate: bigint;
+    now: () => Date;
+  },
+  token: TokenDefinition,
+): Promise<TokenSettings> {
+  const { keys, addresses } = deps;
+  const fundingScript = buildP2pkhScript(hash160(publicKeyOf(keys.funding)));
+  const coin = deps.devnet
+    .utxos()
+    .filter((u) => bytesEqual(u.lockingScript, fundingScript))
+    .sort((a, b) => (a.satoshis > b.satoshis ? -1 : 1))[0];
+  if (coin === undefined)
+    throw new Error('the devnet holds no coin of the funding key to deploy the token with');
+
+  const mintPkh = pubKeyHashOf(addresses.mintAddress)!;
+  const tokenScript = buildTokenScript({
+    inscription: {
+      op: 'deploy+mint',
+      amt: token.supply,
+      dec: token.decimals,
+      sym: token.symbol,
+      icon: token.icon,
+    },
+    ownerPkh: mintPkh,
+    approver: addresses.approverPublicKey,
+  });
+  const tx = new Transaction(1, [], [], 0);
+  tx.addInput({ sourceTXID: coin.txid, sourceOutputIndex: coin.vout, sequence: 0xffffffff });
+  tx.addOutput({ satoshis: 1, lockingScript: lockingScriptOf(tokenScript) });
+  const reserve = coin.satoshis - 1n - networkFee(tokenScript.length + 250, deps.feeRate);
+  tx.addOutput({ satoshis: Number(reserve), lockingScript: lockingScriptOf(fundingScript) });
+  signP2pkhInputs(tx, [{ lockingScript: coin.lockingScript, satoshis: coin.satoshis }], keys.funding);
+
+  const result = await deps.devnet.broadcast(tx.toUint8Array());
+  if (!result.ok) throw new Error(`token deploy refused by the devnet: ${result.reason}`);
+  const txid = tx.id('hex');
+  await deps.devnet.mine(1);
+  const status = await deps.devnet.status(txid);
+  if (status.kind !== 'mined') throw new Error(`token deploy ${txid} is not mined (${status.kind})`);
+
+  const settings: TokenSettings = {
+    tokenId: `${txid}_0`,
+    approver: toHex(addresses.approverPublicKey),
+    mintAddress: addresses.mintAddress,
+    feeAddress: addresses.feeAddress,
+    burnAddress: addresses.burnAddress,
+    fundingAddress: addresses.fundingAddress,
+    supply: token.supply.toString(),
+    symbol: token.symbol,
+    icon: token.icon,
+    decimals: token.decimals,
+  };
+  await deps.db.transaction(async (q) => {
+    const now = deps.now();
+    await writeSetting(q, TOKEN_SETTING, settings, now);
+    await writeSetting(q, RESERVE_SETTING, { txid, vout: 1, satoshis: reserve.toString() }, now);
+    const [score] = await nextScores(q, 1);
+    await insertFeedRecord(q, {
+      txid,
+      rawTx: tx.toUint8Array(),
+      senders: [],
+      receivers: [addresses.mintAddress],
+      outputs: [
+        {
+          vout: 0,
+          owner: addresses.mintAddress,
+          amount: token.supply,
+          op: 'deploy+mint',
+          script: tokenScript,
+          satoshis: 1n,
+        },
+      ],
+      state: 'mined',
+      score: score!,
+      block: { height: status.height, idx: status.index, hash: status.blockHash, time: status.blockTime },
+      now,
+    });
+  });
+  return settings;
+}
