@@ -45,8 +45,19 @@ export function p2pkhAddress(pubKeyHash: Uint8Array): string {
   if (pubKeyHash.length !== HASH_LENGTH) {
     throw new RangeError(`A public key hash has ${HASH_LENGTH} bytes, got ${pubKeyHash.length}`);
   }
-  return base58CheckEncode(P2PKH_VERSION, pubKeyHash);
+  const key = Buffer.from(pubKeyHash.buffer, pubKeyHash.byteOffset, pubKeyHash.byteLength).toString('hex');
+  let address = recentAddresses.get(key);
+  if (address === undefined) {
+    address = base58CheckEncode(P2PKH_VERSION, pubKeyHash);
+    if (recentAddresses.size >= RECENT_ADDRESSES_MAX) recentAddresses.clear();
+    recentAddresses.set(key, address);
+  }
+  return address;
 }
+
+/** Base58Check is quadratic work; the same owners recur on the hot path (a pure memo, bounded). */
+const RECENT_ADDRESSES_MAX = 10_000;
+const recentAddresses = new Map<string, string>();
 
 /** The public key hash of a P2PKH address; null for any other address or invalid text. */
 export function pubKeyHashOf(address: string): Uint8Array | null {

@@ -8,6 +8,7 @@ import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
 import { sighashDigest } from '../crypto/sighash.js';
 import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
+import { txidOf } from '../crypto/txid.js';
 import { verifySpend } from '../crypto/verify-spend.js';
 import { networkFee } from './network-fee.js';
 import { concatBytes, pushData, readChunks } from './script-chunks.js';
@@ -46,8 +47,7 @@ export function completeTransfer(
   keys: CosignKeys,
   satoshisPerKb: bigint,
 ): CompletedTransfer {
-  const fundingPub = publicKeyOf(keys.funding);
-  const fundingScript = buildP2pkhScript(hash160(fundingPub));
+  const { publicKey: fundingPub, script: fundingScript } = fundingLock(keys.funding);
   if (Buffer.compare(Buffer.from(fundingScript), Buffer.from(funding.lockingScript)) !== 0) {
     throw new CompletionError('funding output is not locked to the funding key');
   }
@@ -100,7 +100,20 @@ export function completeTransfer(
     tx.outputs.reduce((s, o) => s + BigInt(o.satoshis ?? 0), 0n);
   const needed = networkFee(raw.length, satoshisPerKb);
   if (paid < needed) throw new CompletionError(`funding pays ${paid} satoshis, the network asks ${needed}`);
-  return { tx, raw, txid: tx.id('hex'), networkFee: paid };
+  return { tx, raw, txid: txidOf(raw), networkFee: paid };
+}
+
+const fundingLocks = new WeakMap<Uint8Array, { publicKey: Uint8Array; script: Uint8Array }>();
+
+/** The funding key's public key and P2PKH script, computed once per key. */
+function fundingLock(key: Uint8Array): { publicKey: Uint8Array; script: Uint8Array } {
+  let lock = fundingLocks.get(key);
+  if (lock === undefined) {
+    const publicKey = publicKeyOf(key);
+    lock = { publicKey, script: buildP2pkhScript(hash160(publicKey)) };
+    fundingLocks.set(key, lock);
+  }
+  return lock;
 }
 
 function withHashType(der: Uint8Array): Uint8Array {

@@ -1,6 +1,7 @@
 // Rules 1 and 4 of a submitted transfer: it parses, is final, within limits, and every
 // output is a token output of this token or the one allowed data output. Pure.
 import { Transaction, Utils } from '@bsv/sdk';
+import { txidOf } from '../crypto/txid.js';
 import { classifyOutput } from './output-kind.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';
@@ -79,7 +80,7 @@ export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTrans
     tokenOutputs.push({ vout, op: kind.op, owner: kind.owner, amount: kind.amount });
   }
   if (tokenOutputs.length === 0) return refuse('FOREIGN_OUTPUT', 'no token outputs');
-  return { tx, txid: tx.id('hex'), size: raw.length, outpoints, tokenOutputs };
+  return { tx, txid: txidOf(raw), size: raw.length, outpoints, tokenOutputs };
 }
 
 function refuse(code: Refusal['code'], detail: string): Refusal {
