@@ -169,4 +169,16 @@ describe('devnet ARC API', () => {
     assert.equal(remined.body.blockHeight, devnet.blocks().length - 1);
     assert.equal(typeof remined.body.merklePath, 'string');
   });
+
+  it('without X-FullStatusUpdates calls back MINED only, not SEEN_ON_NETWORK', async () => {
+    await call('POST', '/devnet/mine');
+    const coin = confirmedCoinOf(devnet, bob, 500n);
+    const tx = await spend([coin], [{ to: alice, satoshis: coin.satoshis - 100n }]);
+    const headers = { 'x-callbackurl': receiver.url, 'x-callbacktoken': 'quiet' };
+    assert.equal((await call('POST', '/v1/tx', hex(tx.raw), headers)).status, 200);
+    await call('POST', '/devnet/mine');
+    await receiver.waitFor((c) => c.body.txid === tx.txid && c.body.txStatus === 'MINED');
+    const statuses = receiver.received.filter((c) => c.body.txid === tx.txid).map((c) => c.body.txStatus);
+    assert.deepEqual(statuses, ['MINED']);
+  });
 });
