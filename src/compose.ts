@@ -2,6 +2,7 @@
 // Embedded default: PGlite in the data folder and the devnet ledger, token deployed at first
 // start. Scale-out: PostgreSQL (DATABASE_URL) and ARC (ARC_URL), keys from the environment.
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { hash160 } from './crypto/hash.js';
@@ -66,7 +67,7 @@ export async function composeParts(
       });
     } else {
       devnet = await createDevnet({
-        dataDir: config.dataDir,
+        dataDir: join(config.dataDir, 'devnet'),
         genesis: [
           {
             lockingScript: buildP2pkhScript(hash160(publicKeyOf(keys.funding))),
