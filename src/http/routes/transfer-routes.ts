@@ -10,6 +10,7 @@ import { broadcastTicket } from '../../usecases/broadcast-ticket.js';
 import { submitTransfer } from '../../usecases/submit-transfer.js';
 import type { AppInstance } from '../app.js';
 import { principalOf } from '../auth.js';
+import { idempotencyHooks } from '../idempotency.js';
 import { authTokenQuery } from '../schemas/common.js';
 import type { RouteDeps } from './route-deps.js';
 import { base64 } from './wire.js';
@@ -24,6 +25,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 export function transferRoutes(deps: RouteDeps) {
   const { ctx } = deps;
+  const idempotent = idempotencyHooks(ctx.db, ctx.now);
 
   async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null) {
     if (!BASE64.test(body.rawtx)) throw new AppError('INVALID_TX', 'rawtx is not base64');
@@ -46,6 +48,7 @@ export function transferRoutes(deps: RouteDeps) {
       {
         config: { scope: 'submit' },
         schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+        ...idempotent,
       },
       async (request, reply) => {
         const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);
@@ -65,6 +68,7 @@ export function transferRoutes(deps: RouteDeps) {
       {
         config: { scope: 'submit', deprecatedBy: '/v2/transfer' },
         schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+        ...idempotent,
       },
       async (request) => {
         const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);

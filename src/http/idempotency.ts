@@ -1,0 +1,126 @@
+// Idempotency-Key on the submitting routes (contract.md, Transfer): a retried request with the
+// same key (per API key) and the same request gets the first answer again (status, body, content
+// type), marked `Idempotent-Replayed: true`; the same key with another request is a 422
+// IDEMPOTENCY_CONFLICT. Only answers the route handler decided are kept, and only when they are
+// final: a 5xx (the ledger down, the funding pool empty) is not kept, so a retry runs again.
+// Requests refused before the handler (auth, schema, body size) keep nothing.
+//
+// Wiring: spread `idempotencyHooks(db)` into a route's options (`preHandler`, `onSend`).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/registry.js';
+import type { Queryable } from '../store/db.js';
+import {
+  ANONYMOUS_API_KEY_ID,
+  type IdempotencyScope,
+  type IdempotentResponse,
+  recall,
+  remember,
+  requestHashOf,
+} from '../store/idempotency-store.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+const MAX_KEY_LENGTH = 255;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the preHandler when the request carries an Idempotency-Key to keep the answer under. */
+    idempotency?: IdempotencyScope;
+  }
+}
+
+/**
+ * The key of an Idempotency-Key header value: 1 to 255 printable ASCII characters, optionally
+ * written as a structured-field string (`"key"`, as the IETF draft has it). Undefined when absent;
+ * throws a 400 when present but unusable.
+ */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (Array.isArray(header)) {
+    throw new AppError('INVALID_REQUEST', 'Idempotency-Key must be given once');
+  }
+  const trimmed = header.trim();
+  const key =
+    trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key) || key.includes('"')) {
+    throw new AppError(
+      'INVALID_REQUEST',
+      `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`,
+    );
+  }
+  return key;
+}
+
+/** What makes two requests under one key the same: method, route and the parsed JSON body. */
+export function idempotencyRequestHash(request: FastifyRequest): Uint8Array {
+  const route = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
+  return requestHashOf([request.method, route, JSON.stringify(request.body ?? null)]);
+}
+
+/** Whether an answer is final and worth replaying: anything but a server-side failure. */
+export function keepsAnswer(status: number): boolean {
+  return status < 500;
+}
+
+function replay(reply: FastifyReply, answer: IdempotentResponse): FastifyReply {
+  return reply
+    .code(answer.status)
+    .header(IDEMPOTENT_REPLAYED_HEADER, 'true')
+    .type(answer.contentType)
+    .serializer(String) // the kept text goes out as it was, content type untouched
+    .send(answer.body);
+}
+
+function conflict(key: string): AppError {
+  return new AppError(
+    'IDEMPOTENCY_CONFLICT',
+    `Idempotency-Key ${key} was already used with another request; use a new key for a new request`,
+  );
+}
+
+function payloadText(payload: unknown): string | null {
+  if (typeof payload === 'string') return payload;
+  if (Buffer.isBuffer(payload)) return payload.toString('utf8');
+  return null;
+}
+
+/** Route hooks implementing Idempotency-Key over the store (idempotency-store.ts). */
+export function idempotencyHooks(db: Queryable, now: () => Date = () => new Date()) {
+  return {
+    async preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+      const key = idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]);
+      if (key === undefined) return undefined;
+      const scope: IdempotencyScope = {
+        apiKeyId: request.principal?.id ?? ANONYMOUS_API_KEY_ID,
+        key,
+        requestHash: idempotencyRequestHash(request),
+      };
+      const kept = await recall(db, scope);
+      if (kept === 'conflict') throw conflict(key);
+      if (kept !== null) return replay(reply, kept);
+      request.idempotency = scope;
+      return undefined;
+    },
+
+    async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+      const scope = request.idempotency;
+      if (scope === undefined) return payload;
+      request.idempotency = undefined;
+      const body = payloadText(payload);
+      if (body === null || !keepsAnswer(reply.statusCode)) return payload;
+      const contentType = String(reply.getHeader('content-type') ?? 'application/octet-stream');
+      const kept = await remember(db, { ...scope, status: reply.statusCode, body, contentType }, now());
+      if (kept === 'conflict') {
+        // A concurrent request with this key and another body was kept first.
+        request.log.warn({ key: scope.key }, 'Idempotency-Key raced with another request');
+        return payload;
+      }
+      if (kept.body !== body || kept.status !== reply.statusCode) {
+        // A concurrent retry was kept first: answer what it answered.
+        reply.code(kept.status).type(kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+        return kept.body;
+      }
+      return payload;
+    },
+  };
+}
