@@ -9,6 +9,9 @@ import { describeIssue, validationIssues } from './validation.js';
 
 export const INVALID_JSON_DETAIL = 'Invalid JSON payload';
 
+/** Retry-After of a 503 (funding pool empty, ledger unavailable, not ready): the pool refills every 5 s. */
+export const RETRY_AFTER_SECONDS = 5;
+
 export interface MappedError {
   readonly problem: Problem;
   /** true when the error is the service's fault (log at error level with the stack). */
@@ -116,6 +119,8 @@ function handle(
   if (isInternal) request.log.error({ err: error, code: problem.code }, 'request failed');
   else request.log.info({ code: problem.code, status: problem.status }, problem.detail);
   if (problem.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="tokenproxy"');
+  if (problem.status === 503 && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return sendProblemBody(reply, problem);
 }
 
