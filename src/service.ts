@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { historyRoutes } from './http/routes/history-routes.js';
+import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
 import { transferRoutes } from './http/routes/transfer-routes.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
@@ -56,7 +58,12 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         apiKeys: storeApiKeyVerifier(db),
         readiness: async () => ({ ready: true }),
         version,
-        routes: [readRoutes(routeDeps(parts)), transferRoutes(routeDeps(parts))],
+        routes: [
+          readRoutes(routeDeps(parts)),
+          transferRoutes(routeDeps(parts)),
+          historyRoutes(routeDeps(parts)),
+          parseRoutes(routeDeps(parts)),
+        ],
       });
       url = await app.listen({ host: config.host, port: config.port });
       stops.unshift(() => app.close());
