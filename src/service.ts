@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { adminRoutes } from './http/routes/admin-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
@@ -52,10 +53,11 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
     }
     let url: string | null = null;
     if (config.roles.includes('api')) {
+      const apiKeys = storeApiKeyVerifier(db);
       const app = buildApp({
         config,
         logger,
-        apiKeys: storeApiKeyVerifier(db),
+        apiKeys,
         readiness: async () => ({ ready: true }),
         version,
         routes: [
@@ -63,6 +65,13 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
           transferRoutes(routeDeps(parts)),
           historyRoutes(routeDeps(parts)),
           parseRoutes(routeDeps(parts)),
+          adminRoutes({
+            ...routeDeps(parts),
+            mintKey: parts.keys.mint,
+            miner: parts.devnet,
+            genesisSupply: BigInt(parts.token.supply),
+            forgetApiKeys: () => apiKeys.forget(),
+          }),
         ],
       });
       url = await app.listen({ host: config.host, port: config.port });

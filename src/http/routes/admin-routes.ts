@@ -1,0 +1,204 @@
+// The operator's routes (scope `admin`): API keys, minting out of the treasury, mining on the
+// devnet and a status report. The CLI (src/cli) is a thin shell over these.
+// Amounts come in as decimal token strings and go out as atomic integers with their token text.
+import { Type } from 'typebox';
+import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
+import { AppError } from '../../errors/registry.js';
+import type { ChainTip } from '../../ledger/port.js';
+import {
+  API_KEY_SCOPES,
+  type ApiKeyInfo,
+  ApiKeyInputError,
+  type ApiKeyScope,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+} from '../../store/api-keys-store.js';
+import { ticketCounts } from '../../store/ticket-queries.js';
+import { supply } from '../../store/wallet-queries.js';
+import { availableFundingCount } from '../../usecases/funding-pool.js';
+import { mintTokens } from '../../usecases/mint-tokens.js';
+import type { AppInstance } from '../app.js';
+import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import type { RouteDeps } from './route-deps.js';
+
+/** Mining on command: the embedded devnet answers it; any other ledger is null. */
+export interface BlockMiner {
+  mine(blocks: number): Promise<readonly { readonly height: number; readonly hash: string }[]>;
+}
+
+export interface AdminRouteDeps extends RouteDeps {
+  /** The treasury's key: mints are transfers out of the mint address, signed with it. */
+  readonly mintKey: Uint8Array;
+  /** The devnet, or null when the ledger is ARC. */
+  readonly miner: BlockMiner | null;
+  /** Atomic units deployed: circulating + treasury + burned must always equal it. */
+  readonly genesisSupply: bigint;
+  /** Drops the verifier's remembered keys so that a revocation takes effect at once. */
+  readonly forgetApiKeys: () => void;
+}
+
+export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ['read', 'submit'];
+export const MAX_BLOCKS_PER_MINE = 1000;
+
+const admin = { scope: 'admin' as const };
+const query = Type.Object(authTokenQuery);
+
+const CreateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    scopes: Type.Optional(
+      Type.Array(Type.Enum([...API_KEY_SCOPES]), { minItems: 1, maxItems: API_KEY_SCOPES.length }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const MintBody = Type.Object(
+  {
+    to: Type.String({ minLength: 1, maxLength: 100, description: 'P2PKH address receiving the tokens' }),
+    amount: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      description: 'Decimal token amount, e.g. "12.5" (at most 5 decimals)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const MineBody = Type.Object(
+  { blocks: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BLOCKS_PER_MINE, default: 1 })) },
+  { additionalProperties: false },
+);
+
+export function adminRoutes(deps: AdminRouteDeps) {
+  const { ctx } = deps;
+  return (app: AppInstance) => {
+    app.post(
+      '/v2/admin/keys',
+      { config: admin, schema: { body: CreateKeyBody, querystring: query, response: problemResponses(400) } },
+      async (request, reply) => {
+        const { name = 'api key', scopes = DEFAULT_KEY_SCOPES } = request.body;
+        try {
+          const created = await createApiKey(ctx.db, deps.masterKey, { name, scopes }, ctx.now());
+          return reply.code(201).send({
+            id: created.id,
+            key: created.key,
+            webhookSecret: created.webhookSecret,
+            name: created.name,
+            scopes: created.scopes,
+            createdAt: created.createdAt.toISOString(),
+          });
+        } catch (err) {
+          if (err instanceof ApiKeyInputError) throw new AppError('INVALID_PARAMETER', err.message);
+          throw err;
+        }
+      },
+    );
+
+    app.get('/v2/admin/keys', { config: admin, schema: { querystring: query } }, async () => ({
+      keys: (await listApiKeys(ctx.db)).map(apiKeyJson),
+    }));
+
+    app.delete(
+      '/v2/admin/keys/:id',
+      {
+        config: admin,
+        schema: {
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          querystring: query,
+          response: problemResponses(404),
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        const revokedAt = ctx.now();
+        if (!(await revokeApiKey(ctx.db, id, revokedAt)))
+          throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
+        deps.forgetApiKeys();
+        return { id, revokedAt: revokedAt.toISOString() };
+      },
+    );
+
+    app.post(
+      '/v2/admin/mint',
+      { config: admin, schema: { body: MintBody, querystring: query, response: problemResponses(400) } },
+      async (request) => {
+        const amount = parseTokens(request.body.amount);
+        const { ticketId, txid } = await mintTokens(ctx, deps.mintKey, { to: request.body.to, amount });
+        return { ticketId, txid };
+      },
+    );
+
+    app.post(
+      '/v2/admin/mine',
+      {
+        config: admin,
+        schema: { body: MineBody, querystring: query, response: problemResponses(404) },
+        // a bare POST (no body) mines one block
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request) => {
+        if (deps.miner === null) {
+          throw new AppError(
+            'NOT_FOUND',
+            'mining on command exists only on the embedded devnet; this service broadcasts to ARC',
+          );
+        }
+        const mined = await deps.miner.mine(request.body.blocks ?? 1);
+        return { blocks: mined.map(({ height, hash }) => ({ height, hash })) };
+      },
+    );
+
+    app.get('/v2/admin/status', { config: admin, schema: { querystring: query } }, async () => {
+      const [tip, where, available, tickets] = await Promise.all([
+        ctx.ledger.tip(),
+        supply(ctx.db, ctx.token),
+        availableFundingCount(ctx.db),
+        ticketCounts(ctx.db),
+      ]);
+      const total = where.circulating + where.treasury + where.burned;
+      if (total !== deps.genesisSupply) {
+        throw new AppError(
+          'INTERNAL',
+          `supply does not balance: genesis ${deps.genesisSupply} <> circulating ${where.circulating} + treasury ${where.treasury} + burned ${where.burned}`,
+        );
+      }
+      return {
+        environment: deps.environment,
+        tokenId: ctx.token.tokenId,
+        tip: tipJson(tip),
+        supply: {
+          genesis: amountJson(deps.genesisSupply),
+          circulating: amountJson(where.circulating),
+          treasury: amountJson(where.treasury),
+          burned: amountJson(where.burned),
+        },
+        fundingPool: { available },
+        tickets,
+      };
+    });
+  };
+}
+
+/** An amount on the wire: atomic units (exact JSON integer) and the decimal token text. */
+export function amountJson(atomic: bigint) {
+  return { atomic: toJsonNumber(atomic), tokens: formatTokens(atomic) };
+}
+
+function tipJson(tip: ChainTip) {
+  return { height: tip.height, hash: tip.hash, time: tip.time };
+}
+
+function apiKeyJson(k: ApiKeyInfo) {
+  return {
+    id: k.id,
+    name: k.name,
+    scopes: k.scopes,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
