@@ -1,10 +1,16 @@
 // Process entry: parses argv and dispatches to a CLI command. Nothing else lives here.
-import { runDevnetCommand } from './cli/devnet.js';
-import { runStart } from './cli/start.js';
+// Each command's module is imported when it runs: the admin commands (a few HTTP calls) do
+// not load the service's storage, ledger and HTTP server.
 
-const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  start: runStart,
-  devnet: (argv) => runDevnetCommand([...argv]),
+type Command = (argv: readonly string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  start: async (argv) => (await import('./cli/start.js')).runStart(argv),
+  devnet: async (argv) => (await import('./cli/devnet.js')).runDevnetCommand([...argv]),
+  keys: async (argv) => (await import('./cli/keys.js')).runKeys(argv),
+  mint: async (argv) => (await import('./cli/mint.js')).runMint(argv),
+  mine: async (argv) => (await import('./cli/mine.js')).runMine(argv),
+  status: async (argv) => (await import('./cli/status.js')).runStatus(argv),
 };
 
 export async function main(argv: readonly string[]): Promise<number> {
