@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
+import { concatBytes } from '../../src/domain/script-chunks.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { buildTx, envelope, p2pkhLock, tokenJson, tokenScript } from '../support/client-fixtures.js';
 import { party } from '../support/token-world.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
 
@@ -290,6 +292,36 @@ describe('history and parse against the reference client', () => {
     assert.deepEqual(clientComparable(ours), asJson({ ...theirs, environment: undefined }));
     assert.equal(ours.type, 'transfer');
     await problem('GET', `/v2/parse/${ours.txid}`, undefined, 404, 'NOT_FOUND');
+  });
+
+  it('parses odd inscriptions as the client does: NaN amounts are null, a throwing amt is INVALID_TX', async () => {
+    const { tokenId } = t.service.parts.token;
+    const approver = (await mnee.config()).approver;
+    const [spent] = await mnee.getUtxos(bob.address);
+    assert.ok(spent);
+    const odd = buildTx(
+      [{ txid: spent.txid, vout: spent.vout }],
+      [
+        { satoshis: 1n, script: tokenScript(tokenId, '', bob.pkh, approver) },
+        { satoshis: 1n, script: tokenScript(tokenId, '7', carol.pkh, approver) },
+        { satoshis: 1n, script: concatBytes([envelope(tokenJson(tokenId, '5')), p2pkhLock(dave.pkh)]) },
+      ],
+    );
+    const hex = Buffer.from(odd).toString('hex');
+    for (const includeRaw of [true, false]) {
+      const ours = (await ok('POST', '/v2/parse', { rawtx: hex, includeRaw })) as Json;
+      const theirs = await mnee.parseTxFromRawTx(hex, { includeRaw });
+      assert.deepEqual(clientComparable(ours), asJson({ ...theirs, environment: undefined }));
+      assert.equal((ours.outputs as Json[])[0]?.amount, null);
+      assert.equal(ours.isValid, false);
+    }
+    const throwing = buildTx(
+      [{ txid: spent.txid, vout: spent.vout }],
+      [{ satoshis: 1n, script: tokenScript(tokenId, '12abc', bob.pkh, approver) }],
+    );
+    const rawtx = Buffer.from(throwing).toString('hex');
+    await assert.rejects(mnee.parseTxFromRawTx(rawtx));
+    await problem('POST', '/v2/parse', { rawtx }, 400, 'INVALID_TX');
   });
 
   it('answers 400 and 404 problems for bad history parameters', async () => {
