@@ -265,6 +265,19 @@ describe('error statuses over a real socket', () => {
       assert.ok(code === 'INPUT_LOCKED' || code === 'INPUT_SPENT', refused.text);
       assertProblem(refused, 400, code, /locked in a previous transaction attempt|already spent/);
     });
+    it('the same transfer sent three times at once: one ticket, answered three times', async () => {
+      const rawtx = transferOf(token, { ...(await plan()), amount: 500_000n });
+      const answers = await Promise.all([submit(rawtx), submit(rawtx), submit(rawtx, '/v1/transfer')]);
+      for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+      assert.equal(answers[0]!.text, answers[1]!.text);
+      const ticket = await ticketById(t.service.parts.ctx.db, answers[0]!.text);
+      assert.ok(ticket, 'the ticket exists');
+      assert.equal(
+        (answers[2]!.json as { rawtx: string }).rawtx,
+        Buffer.from(ticket.rawTx).toString('base64'),
+        'v1 answers the cosigned transaction of that ticket',
+      );
+    });
   });
 
   describe('401 and 403', () => {
