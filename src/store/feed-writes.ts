@@ -1,6 +1,8 @@
 // What the ledger's verdicts do to the index: a transaction accepted, mined, reorged out or
 // failed. Each change of a change-feed record takes a new score (call these last in a
-// database transaction: the score lock is held to commit).
+// database transaction: the score lock is held to commit). Every row these functions update
+// is locked BEFORE the score is drawn: a writer holding the score lock must never wait for a
+// row lock, or it deadlocks with a submission that holds the row and waits for the score.
 import type { Queryable } from './db.js';
 import { nextScores } from './score.js';
 
@@ -25,6 +27,7 @@ export async function markMined(tx: Queryable, txid: string, block: BlockPlace, 
   );
   const row = current[0];
   if (row === undefined || (row.state === 'mined' && row.blk_hash === block.hash)) return false;
+  await lockDependents(tx, txid);
   const [score] = await nextScores(tx, 1);
   await tx.query(
     `UPDATE transactions SET state = 'mined', height = $2, idx = $3, blk_hash = $4, blk_time = $5, score = $6, updated_at = $7
@@ -42,6 +45,7 @@ export async function markUnmined(tx: Queryable, txid: string, now: Date): Promi
     [txid],
   );
   if (current[0]?.state !== 'mined') return false;
+  await lockDependents(tx, txid);
   const [score] = await nextScores(tx, 1);
   await tx.query(
     `UPDATE transactions SET state = 'unconfirmed', height = 0, idx = 0, blk_hash = '', blk_time = 0, score = $2,
@@ -66,6 +70,8 @@ export async function spendersOf(tx: Queryable, txid: string): Promise<string[]>
  * outputs it would have created are removed, its record says failed. Fail its spenders first.
  */
 export async function markFailed(tx: Queryable, ticketId: string, txid: string, now: Date): Promise<void> {
+  await tx.query('SELECT txid FROM transactions WHERE txid = $1 FOR UPDATE', [txid]);
+  await tx.query('SELECT txid FROM transaction_addresses WHERE txid = $1 FOR UPDATE', [txid]);
   await tx.query('UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL WHERE spent_by = $1', [txid]);
   await tx.query(
     "UPDATE funding_outputs SET state = 'available', reserved_by = NULL WHERE reserved_by = $1",
@@ -79,6 +85,12 @@ export async function markFailed(tx: Queryable, ticketId: string, txid: string, 
     [txid, score!, now],
   );
   await tx.query('UPDATE transaction_addresses SET score = $2 WHERE txid = $1', [txid, score!]);
+}
+
+/** Locks the rows rescore() will update, before the score lock is taken. */
+async function lockDependents(tx: Queryable, txid: string): Promise<void> {
+  await tx.query('SELECT txid FROM transaction_addresses WHERE txid = $1 FOR UPDATE', [txid]);
+  await tx.query('SELECT txid FROM token_outputs WHERE txid = $1 FOR UPDATE', [txid]);
 }
 
 async function rescore(tx: Queryable, txid: string, score: bigint, outputState: 'confirmed' | 'unconfirmed') {
