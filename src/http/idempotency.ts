@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the preHandler when the request carries an Idempotency-Key to keep the answer under. */
     idempotency?: IdempotencyScope;
+    /** This request's hold on its key in this process (idempotencyHooks). */
+    idempotencyHold?: { readonly id: string; readonly done: Promise<void>; readonly release: () => void };
   }
 }
 
@@ -84,8 +86,53 @@ function payloadText(payload: unknown): string | null {
   return null;
 }
 
-/** Route hooks implementing Idempotency-Key over the store (idempotency-store.ts). */
+/** How long a request waits for an earlier one with the same key, in this process, to answer. */
+const WAIT_FOR_EARLIER_MS = 60_000;
+
+interface Hold {
+  readonly id: string;
+  readonly done: Promise<void>;
+  readonly release: () => void;
+}
+
+function newHold(id: string): Hold {
+  let release = () => {};
+  const done = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { id, done, release };
+}
+
+/**
+ * Route hooks implementing Idempotency-Key over the store (idempotency-store.ts). Within one
+ * process, requests with the same key run one after the other, so a retry sent while the first
+ * request is still running (v1 waits for the network) waits for it and gets its answer. Across
+ * processes the store decides: the first answer kept wins.
+ */
 export function idempotencyHooks(db: Queryable, now: () => Date = () => new Date()) {
+  const running = new Map<string, Hold>();
+
+  /** Waits while another request holds the key; false when it waited too long. */
+  async function waitForEarlier(id: string, deadline: number): Promise<boolean> {
+    for (let earlier = running.get(id); earlier !== undefined; earlier = running.get(id)) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([earlier.done, new Promise<void>((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  /** Lets the next request with this key in (its answer is kept by now, or never will be). */
+  function release(request: FastifyRequest): void {
+    const hold = request.idempotencyHold;
+    if (hold === undefined) return;
+    request.idempotencyHold = undefined;
+    if (running.get(hold.id) === hold) running.delete(hold.id);
+    hold.release();
+  }
+
   return {
     async preHandler(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
       const key = idempotencyKeyOf(request.headers[IDEMPOTENCY_KEY_HEADER]);
@@ -95,10 +142,19 @@ export function idempotencyHooks(db: Queryable, now: () => Date = () => new Date
         key,
         requestHash: idempotencyRequestHash(request),
       };
-      const kept = await recall(db, scope);
-      if (kept === 'conflict') throw conflict(key);
-      if (kept !== null) return replay(reply, kept);
+      const id = `${scope.apiKeyId}\n${key}`;
+      const deadline = Date.now() + WAIT_FOR_EARLIER_MS;
+      for (;;) {
+        const inTime = await waitForEarlier(id, deadline);
+        const kept = await recall(db, scope);
+        if (kept === 'conflict') throw conflict(key);
+        if (kept !== null) return replay(reply, kept);
+        if (!running.has(id) || !inTime) break;
+      }
+      const hold = newHold(id);
+      if (!running.has(id)) running.set(id, hold);
       request.idempotency = scope;
+      request.idempotencyHold = hold;
       return undefined;
     },
 
@@ -106,21 +162,35 @@ export function idempotencyHooks(db: Queryable, now: () => Date = () => new Date
       const scope = request.idempotency;
       if (scope === undefined) return payload;
       request.idempotency = undefined;
-      const body = payloadText(payload);
-      if (body === null || !keepsAnswer(reply.statusCode)) return payload;
-      const contentType = String(reply.getHeader('content-type') ?? 'application/octet-stream');
-      const kept = await remember(db, { ...scope, status: reply.statusCode, body, contentType }, now());
-      if (kept === 'conflict') {
-        // A concurrent request with this key and another body was kept first.
-        request.log.warn({ key: scope.key }, 'Idempotency-Key raced with another request');
+      try {
+        const body = payloadText(payload);
+        if (body === null || !keepsAnswer(reply.statusCode)) return payload;
+        const contentType = String(reply.getHeader('content-type') ?? 'application/octet-stream');
+        const kept = await remember(db, { ...scope, status: reply.statusCode, body, contentType }, now());
+        if (kept === 'conflict') {
+          // Another process kept an answer for this key and another request first.
+          request.log.warn({ key: scope.key }, 'Idempotency-Key raced with another request');
+          return payload;
+        }
+        if (kept.body !== body || kept.status !== reply.statusCode) {
+          // Another process kept the answer to this same request first: answer what it answered.
+          reply.code(kept.status).type(kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          return kept.body;
+        }
         return payload;
+      } finally {
+        release(request);
       }
-      if (kept.body !== body || kept.status !== reply.statusCode) {
-        // A concurrent retry was kept first: answer what it answered.
-        reply.code(kept.status).type(kept.contentType).header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        return kept.body;
-      }
-      return payload;
+    },
+
+    /** Releases the key when no answer could be sent. */
+    async onResponse(request: FastifyRequest): Promise<void> {
+      release(request);
+    },
+
+    /** The client went away: a retry need not wait (the answer is still kept when it comes). */
+    async onRequestAbort(request: FastifyRequest): Promise<void> {
+      release(request);
     },
   };
 }

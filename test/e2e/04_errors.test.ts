@@ -429,6 +429,37 @@ describe('error statuses over a real socket', () => {
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
       assert.equal(again.headers.get('deprecation'), 'true');
     });
+
+    it('requests with one key at once: a retry waits for the first answer, another body is 422', async () => {
+      const { db } = t.service.parts;
+      const count = async () =>
+        Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM tickets'))[0]?.n);
+      const inputs = await utxosOf(url, admin, alice.address);
+      assert.ok(inputs.length >= 3, `alice holds ${inputs.length} outputs`);
+      const send = (input: (typeof inputs)[number], key: string) => {
+        const rawtx = transferOf(token, {
+          from: alice,
+          inputs: [input],
+          to: bob,
+          amount: 90_000n,
+          fee: 100n,
+        });
+        return post('/v1/transfer', { rawtx }, submitter, { 'idempotency-key': key });
+      };
+      const before = await count();
+      const same = await Promise.all([send(inputs[0]!, 'together-1'), send(inputs[0]!, 'together-1')]);
+      for (const answer of same) assert.equal(answer.status, 200, answer.text);
+      assert.equal(same[0]!.text, same[1]!.text);
+      assert.deepEqual(
+        same.map((a) => a.headers.get('idempotent-replayed')),
+        same[0]!.headers.get('idempotent-replayed') === null ? [null, 'true'] : ['true', null],
+      );
+
+      const other = await Promise.all([send(inputs[1]!, 'together-2'), send(inputs[2]!, 'together-2')]);
+      assert.deepEqual(other.map((a) => a.status).sort(), [200, 422]);
+      assertProblem(other.find((a) => a.status === 422)!, 422, 'IDEMPOTENCY_CONFLICT');
+      assert.equal(await count(), before + 2, 'one ticket for each key');
+    });
   });
 
   describe('503 when the funding pool is empty', () => {
