@@ -12,8 +12,9 @@ import { loadOrCreateMasterKey, masterKeyFromEnv } from './crypto/secret-box.js'
 import { DEFAULT_FEE_TIERS } from './domain/fee-tiers.js';
 import type { TokenConfig } from './domain/token-config.js';
 import { buildP2pkhScript } from './domain/token-script.js';
+import { ARC_CALLBACK_PATH } from './http/routes/arc-callback-routes.js';
 import { addressesOf, keysFromConfig, loadOrCreateKeyFile, type OperatorKeys } from './keys/operator-keys.js';
-import { createArcLedger } from './ledger/arc/arc-ledger.js';
+import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
 import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
 import type { Ledger } from './ledger/port.js';
 import type { Db } from './store/db.js';
@@ -32,6 +33,7 @@ export interface Parts {
   readonly db: Db;
   readonly ledger: Ledger;
   readonly devnet: Devnet | null;
+  readonly arc: ArcLedger | null;
   readonly keys: OperatorKeys;
   readonly masterKey: Uint8Array;
   readonly token: TokenSettings;
@@ -59,12 +61,22 @@ export async function composeParts(
     const feeRate = BigInt(config.feeRateSatPerKb);
 
     let devnet: Devnet | null = null;
+    let arc: ArcLedger | null = null;
     let ledger: Ledger;
     if (config.arcUrl) {
-      ledger = createArcLedger({
+      const callbacks =
+        config.arcCallbackToken !== undefined && config.publicBaseUrl !== undefined
+          ? {
+              callbackUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}${ARC_CALLBACK_PATH}`,
+              callbackToken: config.arcCallbackToken,
+            }
+          : {};
+      arc = createArcLedger({
         url: config.arcUrl,
         ...(config.arcApiKey !== undefined && { apiKey: config.arcApiKey }),
+        ...callbacks,
       });
+      ledger = arc;
     } else {
       devnet = await createDevnet({
         dataDir: join(config.dataDir, 'devnet'),
@@ -112,7 +124,7 @@ export async function composeParts(
       tracker: { pollIntervalMs: config.arcUrl ? 30_000 : 2_000, finalConfirmations: 6 },
       log: logger,
     };
-    return { config, logger, db, ledger, devnet, keys, masterKey, token, ctx };
+    return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx };
   } catch (err) {
     for (const close of closers) await close().catch(() => undefined);
     throw err;

@@ -38,6 +38,13 @@ export const ConfigSchema = Type.Object(
     arcApiKey: Type.Optional(
       Type.String({ minLength: 1, description: 'Bearer token for ARC.', 'x-secret': 'value' }),
     ),
+    arcCallbackToken: Type.Optional(
+      Type.String({
+        minLength: 16,
+        description: 'Token ARC sends back on callbacks (needs publicBaseUrl); absent: polling only.',
+        'x-secret': 'value',
+      }),
+    ),
     redisUrl: Url('Redis URL (reserved for shared rate limits).', 'password'),
     roles: Type.Array(Type.Enum([...ROLES]), {
       minItems: 1,

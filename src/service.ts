@@ -6,6 +6,7 @@ import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
+import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
@@ -72,6 +73,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
             genesisSupply: BigInt(parts.token.supply),
             forgetApiKeys: () => apiKeys.forget(),
           }),
+          ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
         ],
       });
       url = await app.listen({ host: config.host, port: config.port });
