@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningService } from '../../src/service.js';
 import {
+  balanceSum,
   expectAllMined,
   expectBalances,
   expectLedgerAndIndexAgree,
@@ -66,7 +67,9 @@ function describeRestart(
       const recorded = await recordedTransfers(service, stream);
       t.diagnostic(`recorded before the restart: ${recorded}`);
       assert.ok(recorded >= answered, 'every answered transfer was recorded');
+      assert.equal(await balanceSum(service, stream), stream.supply, 'the supply, with tickets still live');
       tickets = await resend(service, stream, first);
+      assert.equal(await balanceSum(service, stream), stream.supply, 'the supply, with every transfer live');
     });
 
     it('every ticket reaches SUCCESS, then MINED', async () => {

@@ -290,6 +290,15 @@ export async function expectLedgerAndIndexAgree(service: RunningService, stream:
   assert.deepEqual(onChain, indexed);
 }
 
+/** The balances of every owner the index knows, summed over the API (live tickets included). */
+export async function balanceSum(service: RunningService, stream: Stream): Promise<bigint> {
+  const owners = await service.parts.db.query<{ owner: string }>('SELECT DISTINCT owner FROM token_outputs');
+  const body = owners.map((o) => o.owner);
+  const res = await http(service.url!, 'POST', '/v2/balance', { key: stream.key, body });
+  assert.equal(res.status, 200, res.text);
+  return (res.json as { amt: number }[]).reduce((sum, b) => sum + BigInt(b.amt), 0n);
+}
+
 /** Tickets recorded beyond the mints (right after a restart: those recorded before it). */
 export async function recordedTransfers(service: RunningService, stream: Stream): Promise<number> {
   const rows = await service.parts.db.query<{ n: string }>('SELECT count(*) AS n FROM tickets');
