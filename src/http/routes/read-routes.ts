@@ -3,8 +3,9 @@
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
 import { AppError } from '../../errors/registry.js';
+import { cachedBalanceReader } from '../../store/balance-cache.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
-import { balances, unspentOutputs } from '../../store/wallet-queries.js';
+import { unspentOutputs } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
 import { addressListSchema, checkAddresses } from './address-list.js';
@@ -17,6 +18,7 @@ const V1_UTXO_CAP = 10_000;
 export function readRoutes(deps: RouteDeps) {
   const { ctx } = deps;
   const addresses = addressListSchema(deps.maxAddresses);
+  const balances = cachedBalanceReader(ctx.db);
   return (app: AppInstance) => {
     app.get('/v1/config', { config: read, schema: { querystring: Type.Object(authTokenQuery) } }, async () =>
       configJson(ctx.token),
@@ -112,7 +114,7 @@ export function readRoutes(deps: RouteDeps) {
       { config: read, schema: { body: addresses, querystring: Type.Object(authTokenQuery) } },
       async (request) => {
         const list = checkAddresses(request.body);
-        const amounts = await balances(ctx.db, list);
+        const amounts = await balances(list);
         return list.map((address) => {
           const amt = amounts.get(address) ?? 0n;
           return { address, amt: toJsonNumber(amt), precised: precised(amt) };

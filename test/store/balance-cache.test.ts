@@ -1,0 +1,54 @@
+// The balance cache answers from memory only while the change feed has not moved; any new
+// feed record (a submission, a failure) makes it read again, so no stale balance is served.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { cachedBalanceReader } from '../../src/store/balance-cache.js';
+import { balances } from '../../src/store/wallet-queries.js';
+import { restateTransaction, seedTransaction } from '../support/seed-store.js';
+import { testTargets } from './test-databases.js';
+
+for (const target of testTargets()) {
+  describe(`balance cache on ${target.name}`, () => {
+    const disposers: (() => Promise<void>)[] = [];
+    after(async () => {
+      for (const d of disposers) await d();
+    });
+
+    it('serves cached balances until a feed change, then reads again', async () => {
+      const fresh = await target.fresh();
+      disposers.push(fresh.dispose);
+      const { db } = fresh;
+      let reads = 0;
+      const counting: typeof db = {
+        dialect: db.dialect,
+        transaction: (fn) => db.transaction(fn),
+        close: () => db.close(),
+        query: (sql, params) => {
+          if (sql.includes('sum(o.amount)')) reads++;
+          return db.query(sql, params);
+        },
+      };
+      const read = cachedBalanceReader(counting);
+      const first = await seedTransaction(db, { outputs: [{ owner: 'alice', amount: 10n }] });
+      assert.equal((await read(['alice', 'bob'])).get('alice'), 10n);
+      assert.equal((await read(['alice', 'bob'])).get('alice'), 10n);
+      assert.equal(reads, 1, 'the second read is served from memory');
+
+      await seedTransaction(db, { spends: [`${first.txid}_0`], outputs: [{ owner: 'bob', amount: 10n }] });
+      const after = await read(['alice', 'bob']);
+      assert.equal(reads, 2, 'a feed change makes it read again');
+      assert.deepEqual([...after], [...(await balances(db, ['alice', 'bob']))]);
+      assert.deepEqual(
+        [...after],
+        [
+          ['alice', 0n],
+          ['bob', 10n],
+        ],
+      );
+
+      await restateTransaction(db, first.txid, 'failed');
+      await read(['alice']);
+      assert.equal(reads, 3, 'a restated record (new score) makes it read again');
+    });
+  });
+}
