@@ -494,4 +494,53 @@ describe('error statuses over a real socket', () => {
       assert.equal(retried.headers.get('idempotent-replayed'), null);
     });
   });
+
+  describe('500 (the spec lists it for transfer, ticket and utxos): a problem that leaks nothing', () => {
+    it('answers INTERNAL with the request ID, no stack trace and no SQL, while storage is broken', async () => {
+      const { db } = t.service.parts;
+      const inputs = await utxosOf(url, admin, alice.address);
+      const rawtx = transferOf(token, {
+        from: alice,
+        inputs: inputs.slice(0, 1),
+        to: bob,
+        amount: 1000n,
+        fee: 100n,
+      });
+      await db.query('ALTER TABLE token_outputs RENAME TO token_outputs_away');
+      await db.query('ALTER TABLE tickets RENAME TO tickets_away');
+      try {
+        const requests: [string, string, unknown][] = [
+          ['POST', '/v2/transfer', { rawtx }],
+          ['GET', `/v2/ticket?ticketID=${uuidv7()}`, undefined],
+          ['POST', '/v2/utxos', [alice.address]],
+        ];
+        for (const [method, path, body] of requests) {
+          const res = await fetch(`${url}${path}`, {
+            method,
+            headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+            ...(body !== undefined && { body: JSON.stringify(body) }),
+          });
+          const text = await res.text();
+          const answer = {
+            status: res.status,
+            headers: res.headers,
+            text,
+            json: JSON.parse(text) as unknown,
+          };
+          const requestId = res.headers.get('x-request-id');
+          assert.ok(requestId, 'the answer names its request');
+          assertProblem(answer, 500, 'INTERNAL', new RegExp(`request ID ${requestId}`));
+          assert.doesNotMatch(
+            text,
+            /token_outputs|tickets|relation|\bat \S+:\d+|\.ts\b/,
+            `${path} leaks: ${text}`,
+          );
+        }
+      } finally {
+        await db.query('ALTER TABLE tickets_away RENAME TO tickets');
+        await db.query('ALTER TABLE token_outputs_away RENAME TO token_outputs');
+      }
+      assert.equal((await post('/v2/utxos', [alice.address], admin)).status, 200);
+    });
+  });
 });
