@@ -12,6 +12,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import type { Config } from '../config.js';
+import { AppError } from '../errors/registry.js';
 import { type ApiKeyVerifier, installAuth } from './auth.js';
 import { installDeprecationHeaders } from './deprecation.js';
 import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
@@ -66,7 +67,8 @@ export function buildApp(deps: AppDeps): AppInstance {
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy.length === 0 ? false : [...config.trustProxy],
     frameworkErrors: frameworkErrorHandler(config.bodyLimit),
-    return503OnClosing: true,
+    // Closing answers a problem (NOT_READY, Retry-After) from the hook below, not Fastify's own body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);
@@ -81,6 +83,14 @@ export function buildApp(deps: AppDeps): AppInstance {
     version: deps.version ?? '0.0.0-dev',
     anonymousRead: config.anonymousRead,
     publicBaseUrl: config.publicBaseUrl,
+  });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new AppError('NOT_READY', 'the service is shutting down; try again shortly');
   });
 
   app.register(healthRoutes(deps.readiness, deps.readinessTimeoutMs));

@@ -56,7 +56,8 @@ function clip(text: string, max = 200): string {
 /** Pure mapping from a thrown value to the problem answered. */
 export function mapError(error: unknown, requestId: string, bodyLimit?: number): MappedError {
   if (error instanceof AppError) {
-    return { problem: problemOf(error.code, error.message, error.extra), internal: error.status >= 500 };
+    // 503s (funding exhausted, ledger unavailable, not ready) are conditions, not bugs.
+    return { problem: problemOf(error.code, error.message, error.extra), internal: error.status === 500 };
   }
   if (typeof error !== 'object' || error === null) return internal(requestId);
   const e = error as FastifyLikeError;
@@ -117,6 +118,8 @@ function handle(
 ): FastifyReply {
   const { problem, internal: isInternal } = mapError(error, request.id, bodyLimit);
   if (isInternal) request.log.error({ err: error, code: problem.code }, 'request failed');
+  else if (problem.status >= 500)
+    request.log.warn({ code: problem.code, status: problem.status }, problem.detail);
   else request.log.info({ code: problem.code, status: problem.status }, problem.detail);
   if (problem.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="tokenproxy"');
   if (problem.status === 503 && !reply.hasHeader('retry-after'))

@@ -231,8 +231,9 @@ describe('problem mapping (pure)', () => {
     }
   });
 
-  it('marks 5xx AppErrors internal (logged at error) and 4xx not', () => {
-    assert.equal(mapError(new AppError('LEDGER_UNAVAILABLE', 'arc down'), 'r').internal, true);
+  it('marks only 500 AppErrors internal (logged at error with the stack); 503 conditions and 4xx not', () => {
+    assert.equal(mapError(new AppError('INTERNAL', 'bug'), 'r').internal, true);
+    assert.equal(mapError(new AppError('LEDGER_UNAVAILABLE', 'arc down'), 'r').internal, false);
     assert.equal(mapError(new AppError('FEE_TOO_LOW', 'fee'), 'r').internal, false);
   });
 
