@@ -2,26 +2,35 @@
 // tracker, devnet miner), the admin key at first start, and an orderly stop.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseCallbackAllow } from './callbacks/address-guard.js';
+import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
 import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
+import { deliveryRoutes } from './http/routes/delivery-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
 import { transferRoutes } from './http/routes/transfer-routes.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
+import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
 import { startTracker } from './usecases/track-tickets.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
 const POOL_LOW_WATER = 100;
+/** Idempotency-Key answers are kept a day (retries come within minutes), purged every 10 minutes. */
+const IDEMPOTENCY_KEEP_MS = 24 * 3600_000;
+const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
 
 export interface RunningService {
   readonly parts: Parts;
   /** Base URL of the HTTP server, when the api role runs. */
   readonly url: string | null;
+  /** The callback deliverer, when the deliverer role runs. */
+  readonly deliverer: Deliverer | null;
   stop(): Promise<void>;
 }
 
@@ -47,10 +56,26 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
       await refill();
       const tracker = startTracker(ctx);
       const refiller = setInterval(() => void refill(), 5_000);
+      const purger = setInterval(() => void purgeOldIdempotencyKeys(parts), IDEMPOTENCY_PURGE_EVERY_MS);
       stops.push(async () => {
         clearInterval(refiller);
+        clearInterval(purger);
         await tracker.stop();
       });
+    }
+    const callbackAllow = parseCallbackAllow(config.callbackAllow);
+    let deliverer: Deliverer | null = null;
+    if (config.roles.includes('deliverer')) {
+      const running = createDeliverer({
+        db,
+        masterKey: parts.masterKey,
+        allow: callbackAllow,
+        clock: ctx.now,
+        log: logger,
+      });
+      running.start();
+      deliverer = running;
+      stops.push(() => running.stop());
     }
     let url: string | null = null;
     if (config.roles.includes('api')) {
@@ -63,7 +88,8 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         version,
         routes: [
           readRoutes(routeDeps(parts)),
-          transferRoutes(routeDeps(parts)),
+          transferRoutes({ ...routeDeps(parts), callbackAllow }),
+          deliveryRoutes(routeDeps(parts)),
           historyRoutes(routeDeps(parts)),
           parseRoutes(routeDeps(parts)),
           adminRoutes({
@@ -83,6 +109,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
     return {
       parts,
       url,
+      deliverer,
       async stop() {
         for (const stop of stops)
           await stop().catch((err) => logger.error({ err }, 'stopping a role failed'));
@@ -95,6 +122,14 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
     await parts.ledger.close().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw err;
+  }
+}
+
+async function purgeOldIdempotencyKeys(parts: Parts): Promise<void> {
+  try {
+    await purgeIdempotencyKeys(parts.db, new Date(parts.ctx.now().getTime() - IDEMPOTENCY_KEEP_MS));
+  } catch (err) {
+    parts.logger.error({ err }, 'purging old idempotency keys failed');
   }
 }
 
