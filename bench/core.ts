@@ -14,8 +14,8 @@ import { validateTransfer } from '../src/domain/validate-transfer.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party, TokenWorld } from '../test/support/token-world.js';
 
-const N = Number(process.env.BENCH_TRANSFERS ?? 400);
-const OPS = Number(process.env.BENCH_CRYPTO_OPS ?? 4000);
+const N = Number(process.env.BENCH_TRANSFERS ?? 1000);
+const OPS = Number(process.env.BENCH_CRYPTO_OPS ?? 2000);
 const RATE = 50n;
 const SIGNS_PER_TRANSFER = 3;
 const VERIFIES_PER_TRANSFER = 7;
@@ -70,22 +70,33 @@ function runTransfers(world: TokenWorld, raws: readonly Uint8Array[]): number {
   return raws.length / ((performance.now() - t) / 1000);
 }
 
+const ROUNDS = 5;
 const { world, raws } = prepare();
 runTransfers(world, raws.slice(0, 20)); // warm-up
-const before = cryptoSecondsPerTransfer();
-const perSecond = runTransfers(world, raws);
-const after = cryptoSecondsPerTransfer();
-const sign = (before.sign + after.sign) / 2;
-const verify = (before.verify + after.verify) / 2;
-const ceiling = 1 / (SIGNS_PER_TRANSFER * sign + VERIFIES_PER_TRANSFER * verify);
+// Rounds interleave the baseline and the measured work, so load on the shared machine hits both;
+// the figure is the median round.
+const rounds: { sign: number; verify: number; perSecond: number; ratio: number }[] = [];
+const per = Math.floor(raws.length / ROUNDS);
+for (let r = 0; r < ROUNDS; r++) {
+  const before = cryptoSecondsPerTransfer();
+  const perSecond = runTransfers(world, raws.slice(r * per, (r + 1) * per));
+  const after = cryptoSecondsPerTransfer();
+  const sign = (before.sign + after.sign) / 2;
+  const verify = (before.verify + after.verify) / 2;
+  const ceiling = 1 / (SIGNS_PER_TRANSFER * sign + VERIFIES_PER_TRANSFER * verify);
+  rounds.push({ sign, verify, perSecond, ratio: perSecond / ceiling });
+}
+const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
+const ceiling = 1 / (SIGNS_PER_TRANSFER * median.sign + VERIFIES_PER_TRANSFER * median.verify);
 
+console.log(`rounds (ratio): ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}`);
 console.log(
-  `libsecp256k1 baseline: ${Math.round(1 / sign)} sign/s, ${Math.round(1 / verify)} verify/s (one core)`,
+  `libsecp256k1 baseline: ${Math.round(1 / median.sign)} sign/s, ${Math.round(1 / median.verify)} verify/s (one core)`,
 );
 console.log(
   `crypto-only ceiling: ${ceiling.toFixed(0)} transfers/s (${SIGNS_PER_TRANSFER} signs + ${VERIFIES_PER_TRANSFER} verifies each)`,
 );
 console.log(
-  `validate + complete: ${perSecond.toFixed(0)} transfers/s per core (${N} transfers, 2 inputs, 3 token outputs)`,
+  `validate + complete: ${median.perSecond.toFixed(0)} transfers/s per core (2 inputs, 3 token outputs; median of ${ROUNDS} rounds)`,
 );
-console.log(`ratio to ceiling: ${(perSecond / ceiling).toFixed(2)} (target >= 0.5)`);
+console.log(`ratio to ceiling: ${median.ratio.toFixed(2)} (target >= 0.5)`);

@@ -51,7 +51,7 @@ export function completeTransfer(
   if (Buffer.compare(Buffer.from(fundingScript), Buffer.from(funding.lockingScript)) !== 0) {
     throw new CompletionError('funding output is not locked to the funding key');
   }
-  const tx = Transaction.fromBinary(valid.parsed.tx.toUint8Array());
+  const tx = Transaction.fromBinary(valid.parsed.raw);
   tx.addInput({
     sourceTXID: funding.txid,
     sourceOutputIndex: funding.vout,

@@ -15,6 +15,8 @@ export interface TokenOutputOut {
 
 export interface ParsedTransfer {
   readonly tx: Transaction;
+  /** The bytes as submitted. */
+  readonly raw: Uint8Array;
   readonly txid: string;
   readonly size: number;
   /** `<txid>_<vout>` of each input, in input order. */
@@ -80,7 +82,7 @@ export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTrans
     tokenOutputs.push({ vout, op: kind.op, owner: kind.owner, amount: kind.amount });
   }
   if (tokenOutputs.length === 0) return refuse('FOREIGN_OUTPUT', 'no token outputs');
-  return { tx, txid: txidOf(raw), size: raw.length, outpoints, tokenOutputs };
+  return { tx, raw, txid: txidOf(raw), size: raw.length, outpoints, tokenOutputs };
 }
 
 function refuse(code: Refusal['code'], detail: string): Refusal {
