@@ -34,8 +34,17 @@ export function parseAddress(text: string): ParsedAddress | null {
 
 /** True for any mainnet address parseAddress accepts (P2PKH, P2SH or bech32). */
 export function isValidAddress(text: string): boolean {
-  return parseAddress(text) !== null;
+  if (recentlyValid.has(text)) return true;
+  const valid = parseAddress(text) !== null;
+  if (valid) {
+    if (recentlyValid.size >= RECENT_ADDRESSES_MAX) recentlyValid.clear();
+    recentlyValid.add(text);
+  }
+  return valid;
 }
+
+/** Addresses already checked valid: wallets ask about the same ones again and again (bounded). */
+const recentlyValid = new Set<string>();
 
 /**
  * The P2PKH address of a 20-byte public key hash.

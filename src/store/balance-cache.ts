@@ -3,18 +3,25 @@
 // `max(score)` of the feed is a version stamp of all balances. The stamp is read BEFORE the
 // balances: data read after it can only be newer than the stamp says, and a newer stamp
 // clears the cache, so a stale balance is never served. Safe with several instances: each
-// reads the shared stamp.
+// reads the shared stamp. On PGlite (one process, the only writer) the stamp is the count of
+// local writes, which needs no query.
 import type { Db } from './db.js';
 import { balances } from './wallet-queries.js';
 
 export type BalanceReader = (addresses: readonly string[]) => Promise<Map<string, bigint>>;
 
+/** The stamp: the process-local write count where this process is the only writer, else max(score). */
+async function versionOf(db: Db): Promise<string> {
+  if (db.localWrites !== undefined) return `local:${db.localWrites()}`;
+  const rows = await db.query<{ v: string | null }>('SELECT max(score)::text AS v FROM transactions');
+  return rows[0]?.v ?? '0';
+}
+
 export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader {
   let version: string | null = null;
   const cache = new Map<string, bigint>();
   return async (addresses) => {
-    const rows = await db.query<{ v: string | null }>('SELECT max(score)::text AS v FROM transactions');
-    const current = rows[0]?.v ?? '0';
+    const current = await versionOf(db);
     if (current !== version) {
       cache.clear();
       version = current;

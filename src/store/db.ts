@@ -22,6 +22,12 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly dialect: 'pglite' | 'postgres';
+  /**
+   * Only where this process is the database's one writer (PGlite): a number that changes
+   * whenever a write may have committed, so a cache can tell "nothing changed" without a
+   * query. Absent where other processes write too (PostgreSQL).
+   */
+  readonly localWrites?: () => number;
   /** Runs fn in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

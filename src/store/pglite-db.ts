@@ -33,6 +33,9 @@ async function run<R extends Row>(runner: Runner, sql: string, params?: readonly
  * and queries or transactions started meanwhile wait their turn (PGlite's own mutex), so
  * two transactions never interleave.
  */
+/** A statement that cannot change data: a plain SELECT (no FOR UPDATE, no data-modifying CTE). */
+const READ_ONLY = /^\s*select\b(?![\s\S]*\bfor\s+update\b)/i;
+
 export async function openPgliteDb(dataDir: string | 'memory'): Promise<Db> {
   const lock: DataFolderLock | undefined = dataDir === 'memory' ? undefined : lockDataFolder(dataDir);
   let pglite: PGlite;
@@ -48,22 +51,33 @@ export async function openPgliteDb(dataDir: string | 'memory'): Promise<Db> {
   const scope = new TransactionScope();
   let closed = false;
 
+  // Counts transactions and statements that may write: this process is the only writer.
+  let writes = 0;
   return {
     dialect: 'pglite',
-    query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+    localWrites: () => writes,
+    async query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
       scope.assertOutside('query');
-      return run<R>(pglite, sql, params);
+      try {
+        return await run<R>(pglite, sql, params);
+      } finally {
+        if (!READ_ONLY.test(sql)) writes++;
+      }
     },
-    transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       scope.assertOutside('transaction');
-      return pglite.transaction(async (pgTx) => {
-        const { tx, close } = closableTx((sql, params) => run(pgTx, sql, params));
-        try {
-          return await scope.run(() => fn(tx));
-        } finally {
-          close();
-        }
-      });
+      try {
+        return await pglite.transaction(async (pgTx) => {
+          const { tx, close } = closableTx((sql, params) => run(pgTx, sql, params));
+          try {
+            return await scope.run(() => fn(tx));
+          } finally {
+            close();
+          }
+        });
+      } finally {
+        writes++;
+      }
     },
     async close(): Promise<void> {
       if (closed) return;

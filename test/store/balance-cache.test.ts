@@ -19,8 +19,10 @@ for (const target of testTargets()) {
       disposers.push(fresh.dispose);
       const { db } = fresh;
       let reads = 0;
+      // PGlite stamps by its local write count, PostgreSQL by max(score): both paths run here.
       const counting: typeof db = {
         dialect: db.dialect,
+        ...(db.localWrites !== undefined && { localWrites: db.localWrites }),
         transaction: (fn) => db.transaction(fn),
         close: () => db.close(),
         query: (sql, params) => {

@@ -13,6 +13,14 @@ import type { RouteDeps } from './route-deps.js';
 import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
 
 const read = { scope: 'read' as const };
+
+const BalanceList = Type.Array(
+  Type.Object({
+    address: Type.String(),
+    amt: Type.Integer({ description: 'Balance, atomic units' }),
+    precised: Type.Number({ description: 'Balance in tokens (amt / 10^decimals)' }),
+  }),
+);
 const V1_UTXO_CAP = 10_000;
 
 export function readRoutes(deps: RouteDeps) {
@@ -111,7 +119,14 @@ export function readRoutes(deps: RouteDeps) {
 
     app.post(
       '/v2/balance',
-      { config: read, schema: { body: addresses, querystring: Type.Object(authTokenQuery) } },
+      {
+        config: read,
+        schema: {
+          body: addresses,
+          querystring: Type.Object(authTokenQuery),
+          response: { 200: BalanceList },
+        },
+      },
       async (request) => {
         const list = checkAddresses(request.body);
         const amounts = await balances(list);
