@@ -1,6 +1,12 @@
 // Submitting transfers (v2: a ticket ID at once; v1: waits for the network's answer) and
 // reading tickets.
 import { type Static, Type } from 'typebox';
+import {
+  type CallbackAllowList,
+  checkCallbackUrl,
+  parseCallbackAllow,
+  type Resolver,
+} from '../../callbacks/address-guard.js';
 import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
 import { ticketJson } from '../../domain/ticket.js';
@@ -23,8 +29,16 @@ const TransferBody = Type.Object({
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export function transferRoutes(deps: RouteDeps) {
+export interface TransferRouteDeps extends RouteDeps {
+  /** Private targets the operator allows as callback URLs (default: none). */
+  readonly callbackAllow?: CallbackAllowList;
+  /** Resolves callback hosts (default: the system resolver). */
+  readonly resolveCallbackHost?: Resolver;
+}
+
+export function transferRoutes(deps: TransferRouteDeps) {
   const { ctx } = deps;
+  const callbackAllow = deps.callbackAllow ?? parseCallbackAllow([]);
   const idempotent = idempotencyHooks(ctx.db, ctx.now);
 
   async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null) {
@@ -32,7 +46,7 @@ export function transferRoutes(deps: RouteDeps) {
     const callbackUrl =
       body.callback_url === undefined || body.callback_url === ''
         ? null
-        : checkCallbackUrl(body.callback_url);
+        : await callbackUrlOf(body.callback_url, callbackAllow, deps.resolveCallbackHost);
     const secret = body.callback_secret === undefined ? null : seal(deps.masterKey, body.callback_secret);
     return submitTransfer(ctx, {
       raw: new Uint8Array(Buffer.from(body.rawtx, 'base64')),
@@ -117,18 +131,9 @@ function wantsJson(accept: string | undefined): boolean {
   return accept !== undefined && /application\/json/i.test(accept) && !/text\/plain/i.test(accept);
 }
 
-/** A URL the service may call: http(s) only. (Address checks against SSRF: issue 5.) */
-function checkCallbackUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new AppError('INVALID_CALLBACK_URL', `callback_url is not a URL: ${text}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new AppError('INVALID_CALLBACK_URL', 'callback_url must be http or https');
-  }
-  if (url.username !== '' || url.password !== '')
-    throw new AppError('INVALID_CALLBACK_URL', 'callback_url must not carry credentials');
-  return url.href;
+/** A URL the service may call (src/callbacks/address-guard.ts), or a 400. */
+async function callbackUrlOf(text: string, allow: CallbackAllowList, resolve?: Resolver): Promise<string> {
+  const verdict = await checkCallbackUrl(text, allow, resolve);
+  if (!verdict.ok) throw new AppError('INVALID_CALLBACK_URL', verdict.reason);
+  return verdict.url.href;
 }
