@@ -10,6 +10,7 @@ import {
   parseCallbackAllow,
   type Resolver,
 } from '../../src/callbacks/address-guard.js';
+import { SSRF_URLS } from './ssrf-forms.js';
 
 const NONE = parseCallbackAllow([]);
 
@@ -31,41 +32,6 @@ const resolver = table({
   'mapped.example.com': ['::ffff:192.168.1.1'],
   'nothing.example.com': [],
 });
-
-/** Every form of a private target the issue names, and a few more. */
-export const SSRF_URLS: readonly string[] = [
-  'http://127.0.0.1/hook',
-  'http://127.0.0.1:8080/hook',
-  'http://[::1]/hook',
-  'http://[::ffff:127.0.0.1]/hook',
-  'http://[0:0:0:0:0:ffff:7f00:1]/hook',
-  'http://2130706433/hook',
-  'http://0x7f.1/hook',
-  'http://0177.0.0.1/hook',
-  'http://127.1/hook',
-  'http://%31%32%37.0.0.1/hook',
-  'http://169.254.169.254/latest/meta-data',
-  'http://[::ffff:169.254.169.254]/',
-  'http://10.0.0.1/hook',
-  'http://172.16.5.4/hook',
-  'http://192.168.1.1/hook',
-  'http://100.64.0.1/hook',
-  'http://0.0.0.0/hook',
-  'http://0/hook',
-  'http://[::]/hook',
-  'http://[fe80::1]/hook',
-  'http://[fc00::1]/hook',
-  'http://[fd12:3456::1]/hook',
-  'http://[::127.0.0.1]/hook',
-  'http://[64:ff9b::7f00:1]/hook',
-  'http://[2002:7f00:1::]/hook',
-  'http://224.0.0.1/hook',
-  'http://255.255.255.255/hook',
-  'http://localhost/hook',
-  'http://LOCALHOST:3000/hook',
-  'http://localhost./hook',
-  'http://api.localhost/hook',
-];
 
 describe('callback URLs at submission', () => {
   for (const url of SSRF_URLS) {
