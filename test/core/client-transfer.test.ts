@@ -100,6 +100,43 @@ describe('reference client transfers', () => {
     assert.ok(valid.ok, show(valid));
   });
 
+  it('accepts a transferMulti spending outputs of two owners, with change to a third address', async () => {
+    const world = new TokenWorld();
+    const alice = party('alice');
+    const carol = party('carol');
+    const [a] = world.credit(alice, [3_000_000n]);
+    const [c] = world.credit(carol, [2_000_000n]);
+    const raw = await withFetch(world.fetch, async () => {
+      const mnee = new Mnee({ environment: 'sandbox', apiKey: 'test' });
+      const { rawtx } = await mnee.transferMulti(
+        {
+          inputs: [
+            { txid: a!.txid, vout: a!.vout, wif: alice.wif },
+            { txid: c!.txid, vout: c!.vout, wif: carol.wif },
+          ],
+          recipients: [{ address: party('bob').address, amount: 30 }],
+          changeAddress: party('dave').address,
+        },
+        { broadcast: false },
+      );
+      assert.ok(rawtx);
+      return fromHex(rawtx);
+    });
+    const parsed = parseTransfer(raw, world.config);
+    assert.ok(!isRefusal(parsed), show(parsed));
+    const valid = validateTransfer(parsed, world.outputs, world.config);
+    assert.ok(valid.ok, show(valid));
+    assert.equal(valid.inputs.length, 2);
+    const keys = { approver: world.approver.privateKey, funding: world.funding.privateKey };
+    const done = completeTransfer(
+      valid,
+      world.fundingOutput(requiredFunding(parsed, 2n, FEE_RATE)),
+      keys,
+      FEE_RATE,
+    );
+    assert.equal(done.tx.inputs.length, 3);
+  });
+
   it('refuses to complete with a funding output that does not cover the network fee', async () => {
     const world = new TokenWorld();
     const alice = party('alice');
