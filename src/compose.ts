@@ -21,8 +21,15 @@ import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openPgliteDb } from './store/pglite-db.js';
 import { openPostgresDb } from './store/postgres-db.js';
+import { applyLedgerStatus } from './usecases/apply-ledger-status.js';
 import type { ServiceContext } from './usecases/context.js';
-import { deployOnDevnet, loadTokenSettings, type TokenSettings } from './usecases/deploy-token.js';
+import {
+  deployToken,
+  devnetFundingCoin,
+  type FundingCoin,
+  loadTokenSettings,
+  type TokenSettings,
+} from './usecases/deploy-token.js';
 
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
 const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
@@ -95,23 +102,20 @@ export async function composeParts(
     closers.unshift(() => ledger.close());
 
     const now = () => new Date();
+    const newId = () => uuidv7();
     let token = await loadTokenSettings(db);
+    let deployed: string | null = null;
     if (token === null) {
-      if (devnet === null) {
-        throw new Error(
-          'no token is recorded in this database: deploy it on the embedded ledger, or restore a database',
-        );
-      }
-      token = await deployOnDevnet(
-        { db, devnet, keys, addresses, feeRate, now },
-        {
-          supply: BigInt(config.tokenSupply),
-          symbol: config.tokenSymbol,
-          icon: '',
-          decimals: 5,
-        },
+      const coin =
+        devnet !== null ? devnetFundingCoin(devnet, keys.funding) : fundingCoinOf(config.genesisFunding);
+      token = await deployToken(
+        { db, ledger, keys, addresses, feeRate, now, newId },
+        { supply: BigInt(config.tokenSupply), symbol: config.tokenSymbol, icon: '', decimals: 5 },
+        coin,
       );
-      logger.info({ tokenId: token.tokenId }, 'token deployed on the embedded ledger');
+      if (devnet !== null) await devnet.mine(1);
+      deployed = token.tokenId.split('_')[0]!;
+      logger.info({ tokenId: token.tokenId }, 'token deployed');
     }
     const ctx: ServiceContext = {
       db,
@@ -119,11 +123,16 @@ export async function composeParts(
       token: tokenConfigOf(token, config),
       keys: { approver: keys.approver, funding: keys.funding },
       now,
-      newId: () => uuidv7(),
+      newId,
       feeRate: cachedFeeRate(ledger, 60_000),
-      tracker: { pollIntervalMs: config.arcUrl ? 30_000 : 2_000, finalConfirmations: 6 },
+      tracker: {
+        pollIntervalMs: config.trackerPollMs ?? (config.arcUrl ? 30_000 : 2_000),
+        finalConfirmations: 6,
+      },
       log: logger,
     };
+    // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
+    if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
     return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx };
   } catch (err) {
     for (const close of closers) await close().catch(() => undefined);
@@ -149,6 +158,19 @@ export function tokenConfigOf(token: TokenSettings, config: Config): TokenConfig
       maxDataBytes: 512,
     },
   };
+}
+
+/** The operator's named coin for the first deploy on a real ledger (`<txid>_<vout>:<satoshis>`). */
+function fundingCoinOf(text: string | undefined): FundingCoin {
+  if (text === undefined) {
+    throw new Error(
+      'no token is recorded in this database: name a coin of the funding key to deploy it from ' +
+        '(genesisFunding, TOKENPROXY_GENESIS_FUNDING=<txid>_<vout>:<satoshis>), or restore a database',
+    );
+  }
+  const [outpoint, satoshis] = text.split(':') as [string, string];
+  const cut = outpoint.lastIndexOf('_');
+  return { txid: outpoint.slice(0, cut), vout: Number(outpoint.slice(cut + 1)), satoshis: BigInt(satoshis) };
 }
 
 function cachedFeeRate(ledger: Ledger, ttlMs: number): () => Promise<bigint> {

@@ -96,6 +96,19 @@ export const ConfigSchema = Type.Object(
     feeKey: SecretKey('Fee address private key (hex); absent: keys.json in dataDir.'),
     fundingKey: SecretKey('Funding pool private key (hex); absent: keys.json in dataDir.'),
     masterKey: SecretKey('Master key sealing secrets at rest (64 hex); absent: master.key in dataDir.'),
+    genesisFunding: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}_[0-9]+:[1-9][0-9]*$',
+        description:
+          'A coin of the funding key to deploy the token from on a real ledger: <txid>_<vout>:<satoshis> (first start only).',
+      }),
+    ),
+    trackerPollMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        description: 'How often the tracker polls a live ticket; absent: 2000 on the devnet, 30000 on ARC.',
+      }),
+    ),
     tokenSymbol: Type.String({
       minLength: 1,
       maxLength: 32,

@@ -1,7 +1,9 @@
-// First start on the embedded ledger: deploy the token (`deploy+mint` of the whole supply to
-// the mint address, cosign-locked) from the devnet's genesis coins, record it in the index,
-// and keep the rest of the coin as the funding pool's reserve. Built deterministically, so a
-// restart after a crash sends the same transaction again.
+// First start: deploy the token (`deploy+mint` of the whole supply to the mint address,
+// cosign-locked) from a coin of the funding key, record it in the index, and keep the rest of
+// the coin as the funding pool's reserve. On the embedded devnet the coin is its genesis and the
+// deploy is mined at once; on a real ledger (ARC) the operator names the coin, and the deploy is
+// tracked to MINED by a ticket like any transfer. Built deterministically, so a restart after a
+// crash sends the same transaction again.
 import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
@@ -13,6 +15,7 @@ import { bytesEqual, toHex } from '../domain/script-chunks.js';
 import { buildP2pkhScript, buildTokenScript } from '../domain/token-script.js';
 import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
 import type { Devnet } from '../ledger/devnet/devnet.js';
+import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
 import { nextScores } from '../store/score.js';
 import { readSetting, writeSetting } from '../store/settings.js';
@@ -45,26 +48,41 @@ export function loadTokenSettings(db: Db): Promise<TokenSettings | null> {
   return readSetting<TokenSettings>(db, TOKEN_SETTING);
 }
 
-export async function deployOnDevnet(
-  deps: {
-    db: Db;
-    devnet: Devnet;
-    keys: OperatorKeys;
-    addresses: OperatorAddresses;
-    feeRate: bigint;
-    now: () => Date;
-  },
-  token: TokenDefinition,
-): Promise<TokenSettings> {
-  const { keys, addresses } = deps;
-  const fundingScript = buildP2pkhScript(hash160(publicKeyOf(keys.funding)));
-  const coin = deps.devnet
+export interface FundingCoin {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+}
+
+export interface DeployDeps {
+  readonly db: Db;
+  readonly ledger: Ledger;
+  readonly keys: OperatorKeys;
+  readonly addresses: OperatorAddresses;
+  readonly feeRate: bigint;
+  readonly now: () => Date;
+  readonly newId: () => string;
+}
+
+/** The devnet's biggest coin of the funding key (its genesis output). */
+export function devnetFundingCoin(devnet: Devnet, fundingKey: Uint8Array): FundingCoin {
+  const fundingScript = buildP2pkhScript(hash160(publicKeyOf(fundingKey)));
+  const coin = devnet
     .utxos()
     .filter((u) => bytesEqual(u.lockingScript, fundingScript))
     .sort((a, b) => (a.satoshis > b.satoshis ? -1 : 1))[0];
   if (coin === undefined)
     throw new Error('the devnet holds no coin of the funding key to deploy the token with');
+  return coin;
+}
 
+export async function deployToken(
+  deps: DeployDeps,
+  token: TokenDefinition,
+  coin: FundingCoin,
+): Promise<TokenSettings> {
+  const { keys, addresses } = deps;
+  const fundingScript = buildP2pkhScript(hash160(publicKeyOf(keys.funding)));
   const mintPkh = pubKeyHashOf(addresses.mintAddress)!;
   const tokenScript = buildTokenScript({
     inscription: {
@@ -81,16 +99,15 @@ export async function deployOnDevnet(
   tx.addInput({ sourceTXID: coin.txid, sourceOutputIndex: coin.vout, sequence: 0xffffffff });
   tx.addOutput({ satoshis: 1, lockingScript: lockingScriptOf(tokenScript) });
   const reserve = coin.satoshis - 1n - networkFee(tokenScript.length + 250, deps.feeRate);
+  if (reserve < 1000n)
+    throw new Error(`the funding coin holds ${coin.satoshis} satoshis: too little to deploy and fund`);
   tx.addOutput({ satoshis: Number(reserve), lockingScript: lockingScriptOf(fundingScript) });
-  signP2pkhInputs(tx, [{ lockingScript: coin.lockingScript, satoshis: coin.satoshis }], keys.funding);
+  signP2pkhInputs(tx, [{ lockingScript: fundingScript, satoshis: coin.satoshis }], keys.funding);
 
-  const result = await deps.devnet.broadcast(tx.toUint8Array());
-  if (!result.ok) throw new Error(`token deploy refused by the devnet: ${result.reason}`);
+  const raw = tx.toUint8Array();
+  const result = await deps.ledger.broadcast(raw);
+  if (!result.ok) throw new Error(`the ledger refused the token deploy: ${result.reason}`);
   const txid = tx.id('hex');
-  await deps.devnet.mine(1);
-  const status = await deps.devnet.status(txid);
-  if (status.kind !== 'mined') throw new Error(`token deploy ${txid} is not mined (${status.kind})`);
-
   const settings: TokenSettings = {
     tokenId: `${txid}_0`,
     approver: toHex(addresses.approverPublicKey),
@@ -107,10 +124,16 @@ export async function deployOnDevnet(
     const now = deps.now();
     await writeSetting(q, TOKEN_SETTING, settings, now);
     await writeSetting(q, RESERVE_SETTING, { txid, vout: 1, satoshis: reserve.toString() }, now);
+    // A ticket follows the deploy to MINED (and records its block), as for any transfer.
+    await q.query(
+      `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)
+       VALUES ($1, $2, $2, $3, 'BROADCASTING', 10, $4, $4, $4)`,
+      [deps.newId(), txid, raw, now],
+    );
     const [score] = await nextScores(q, 1);
     await insertFeedRecord(q, {
       txid,
-      rawTx: tx.toUint8Array(),
+      rawTx: raw,
       senders: [],
       receivers: [addresses.mintAddress],
       outputs: [
@@ -123,9 +146,8 @@ export async function deployOnDevnet(
           satoshis: 1n,
         },
       ],
-      state: 'mined',
+      state: 'unconfirmed',
       score: score!,
-      block: { height: status.height, idx: status.index, hash: status.blockHash, time: status.blockTime },
       now,
     });
   });

@@ -1,0 +1,105 @@
+// tokenproxy on a real ledger API: the ARC adapter over HTTP against the devnet's ARC server
+// (in this process, on 127.0.0.1). The operator names a coin of the funding key; the service
+// deploys the token from it, and transfers go to MINED through ARC's status answers.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Mnee from '@mnee/ts-sdk';
+import { hash160 } from '../../src/crypto/hash.js';
+import { bytesEqual, toHex } from '../../src/domain/script-chunks.js';
+import { buildP2pkhScript } from '../../src/domain/token-script.js';
+import { startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
+import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
+import { party } from '../support/token-world.js';
+import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
+
+describe('tokenproxy over ARC (the devnet behind its ARC API)', () => {
+  const operator = {
+    approver: party('arc approver'),
+    mint: party('arc mint'),
+    fee: party('arc fee'),
+    funding: party('arc funding'),
+  };
+  let devnet: Devnet;
+  let arc: { url: string; close(): Promise<void> };
+  let t: TestService;
+  let restore: () => void;
+  const alice = party('arc alice');
+  const bob = party('arc bob');
+
+  const admin = (path: string, body?: unknown) =>
+    fetch(`${t.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${t.adminKey}`, 'content-type': 'application/json' },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
+
+  before(async () => {
+    const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
+    devnet = await createDevnet({
+      genesis: [{ lockingScript: fundingScript, satoshis: 5_000_000_000n }],
+      blockIntervalMs: 0,
+    });
+    arc = await startArcServer({ devnet, host: '127.0.0.1' });
+    const coin = devnet.utxos().find((u) => bytesEqual(u.lockingScript, fundingScript))!;
+    t = await startTestService([
+      '--arc-url',
+      arc.url,
+      '--genesis-funding',
+      `${coin.txid}_${coin.vout}:${coin.satoshis}`,
+      '--approver-key',
+      toHex(operator.approver.privateKey),
+      '--mint-key',
+      toHex(operator.mint.privateKey),
+      '--fee-key',
+      toHex(operator.fee.privateKey),
+      '--funding-key',
+      toHex(operator.funding.privateKey),
+      '--tracker-poll-ms',
+      '200',
+    ]);
+    restore = redirectClientTo(t.url);
+  });
+
+  after(async () => {
+    restore?.();
+    await t?.stop();
+    await arc?.close();
+    await devnet?.close();
+  });
+
+  it('deploys the token from the named coin and follows the deploy to MINED', async () => {
+    const tokenTxid = t.service.parts.token.tokenId.split('_')[0]!;
+    assert.equal((await devnet.status(tokenTxid)).kind, 'mempool', 'the deploy went to the ledger');
+    await devnet.mine(1);
+    await eventually(async () => {
+      const rows = await t.service.parts.db.query<{ state: string }>(
+        'SELECT state FROM transactions WHERE txid = $1',
+        [tokenTxid],
+      );
+      return rows[0]?.state === 'mined' ? true : undefined;
+    }, 'the deploy recorded as mined');
+    assert.equal(t.service.parts.token.approver, toHex(operator.approver.publicKey));
+  });
+
+  it('mints, and a reference-client transfer reaches MINED through ARC', async () => {
+    const minted = await admin('/v2/admin/mint', { to: alice.address, amount: '50' });
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
+    await devnet.mine(1);
+    const mnee = new Mnee({ environment: 'sandbox', apiKey: t.adminKey });
+    assert.equal((await mnee.balance(alice.address)).amount, 5_000_000);
+
+    const { ticketId } = await mnee.transfer([{ address: bob.address, amount: 20 }], alice.wif);
+    assert.ok(ticketId);
+    await eventually(
+      async () => ((await mnee.getTxStatus(ticketId)).status === 'SUCCESS' ? true : undefined),
+      'SUCCESS',
+    );
+    await devnet.mine(1);
+    const mined = await eventually(async () => {
+      const status = await mnee.getTxStatus(ticketId);
+      return status.status === 'MINED' ? status : undefined;
+    }, 'MINED');
+    assert.equal((await devnet.status(mined.tx_id)).kind, 'mined');
+    assert.equal((await mnee.balance(bob.address)).amount, 2_000_000);
+  });
+});
