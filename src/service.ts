@@ -6,7 +6,7 @@ import { parseCallbackAllow } from './callbacks/address-guard.js';
 import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
-import { buildApp } from './http/app.js';
+import { type AppInstance, buildApp } from './http/app.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
 import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
 import { deliveryRoutes } from './http/routes/delivery-routes.js';
@@ -29,6 +29,8 @@ export interface RunningService {
   readonly parts: Parts;
   /** Base URL of the HTTP server, when the api role runs. */
   readonly url: string | null;
+  /** The HTTP app, when the api role runs (tests read its routes). */
+  readonly app: AppInstance | null;
   /** The callback deliverer, when the deliverer role runs. */
   readonly deliverer: Deliverer | null;
   stop(): Promise<void>;
@@ -78,6 +80,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
       stops.push(() => running.stop());
     }
     let url: string | null = null;
+    let httpApp: AppInstance | null = null;
     if (config.roles.includes('api')) {
       const apiKeys = storeApiKeyVerifier(db);
       const app = buildApp({
@@ -103,12 +106,14 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         ],
       });
       url = await app.listen({ host: config.host, port: config.port });
+      httpApp = app;
       stops.unshift(() => app.close());
     }
     logger.info({ url, tokenId: parts.token.tokenId, roles: config.roles }, 'tokenproxy started');
     return {
       parts,
       url,
+      app: httpApp,
       deliverer,
       async stop() {
         for (const stop of stops)
