@@ -45,7 +45,7 @@ export const ConfigSchema = Type.Object(
         'x-secret': 'value',
       }),
     ),
-    redisUrl: Url('Redis URL (reserved for shared rate limits).', 'password'),
+    redisUrl: Url('Redis URL: rate limits shared between instances; absent: in-memory limits.', 'password'),
     roles: Type.Array(Type.Enum([...ROLES]), {
       minItems: 1,
       uniqueItems: true,
@@ -78,6 +78,10 @@ export const ConfigSchema = Type.Object(
       default: 60_000,
       description: 'Rate limit window, ms.',
     }),
+    rateLimitAlgorithm: Type.Enum(['fixed', 'sliding'], {
+      default: 'sliding',
+      description: 'Rate limit window: fixed, or sliding (the previous window weighed in).',
+    }),
     rateLimitPerKey: Count(1200, 'Requests per window per API key.'),
     rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
     callbackAllow: Type.Array(Type.String({ minLength: 1 }), {
@@ -90,6 +94,13 @@ export const ConfigSchema = Type.Object(
       default: [],
       description: 'Addresses or CIDRs of trusted reverse proxies (empty: X-Forwarded-* ignored).',
     }),
+    metricsToken: Type.Optional(
+      Type.String({
+        minLength: 16,
+        description: 'Bearer token that may read /metrics (besides an admin key); absent: admin key only.',
+        'x-secret': 'value',
+      }),
+    ),
     logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
     approverKey: SecretKey('Approver private key (hex); absent: keys.json in dataDir.'),
     mintKey: SecretKey('Mint (treasury) private key (hex); absent: keys.json in dataDir.'),

@@ -7,6 +7,8 @@ import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { type AppInstance, buildApp } from './http/app.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { createRedisRateLimitStore } from './http/rate-limit-store-redis.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
 import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
 import { deliveryRoutes } from './http/routes/delivery-routes.js';
@@ -83,12 +85,15 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
     let httpApp: AppInstance | null = null;
     if (config.roles.includes('api')) {
       const apiKeys = storeApiKeyVerifier(db);
+      const rateLimit = config.rateLimitEnabled ? await rateLimitOf(config) : undefined;
+      if (rateLimit !== undefined) stops.push(() => rateLimit.store.close());
       const app = buildApp({
         config,
         logger,
         apiKeys,
         readiness: async () => ({ ready: true }),
         version,
+        ...(rateLimit !== undefined && { rateLimit }),
         routes: [
           readRoutes(routeDeps(parts)),
           transferRoutes({ ...routeDeps(parts), callbackAllow }),
@@ -136,6 +141,21 @@ async function purgeOldIdempotencyKeys(parts: Parts): Promise<void> {
   } catch (err) {
     parts.logger.error({ err }, 'purging old idempotency keys failed');
   }
+}
+
+/** Rate limits: shared through Redis when `redisUrl` is set, else counted in this process. */
+async function rateLimitOf(config: Config) {
+  const store: RateLimitStore =
+    config.redisUrl !== undefined
+      ? await createRedisRateLimitStore({ url: config.redisUrl })
+      : createMemoryRateLimitStore();
+  return {
+    store,
+    algorithm: config.rateLimitAlgorithm,
+    windowMs: config.rateLimitWindowMs,
+    perKey: config.rateLimitPerKey,
+    anonymous: config.rateLimitAnonymous,
+  };
 }
 
 function routeDeps(parts: Parts) {

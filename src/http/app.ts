@@ -19,6 +19,7 @@ import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { installNotFoundHandler } from './method-not-allowed.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
+import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
 import { LOG_REDACT_PATHS, REDACTED, RedactingLogController, serializeRequest } from './request-log.js';
 import { ProblemSchema } from './schemas/common.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   readonly readinessTimeoutMs?: number;
   /** Request ID source when the client sends none (default: randomUUID). */
   readonly generateRequestId?: () => string;
+  /** Rate limits (after auth); absent: none. */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 export function buildApp(deps: AppDeps): AppInstance {
@@ -75,6 +78,7 @@ export function buildApp(deps: AppDeps): AppInstance {
   app.addSchema(ProblemSchema);
   const root = app as unknown as FastifyInstance;
   installAuth(root, { verifier: deps.apiKeys, anonymousRead: config.anonymousRead });
+  if (deps.rateLimit !== undefined) installRateLimit(root, deps.rateLimit);
   installRequestIdHeader(root);
   installDeprecationHeaders(root);
   installErrorHandler(root, config.bodyLimit);
