@@ -4,47 +4,20 @@
 import { type Ticket, ticketJson } from '../domain/ticket.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
 import type { Queryable } from './db.js';
-
-interface TicketRow {
-  id: string;
-  txid: string;
-  raw_tx: Uint8Array;
-  status: TicketStatus;
-  callback_url: string | null;
-  errors: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const COLUMNS = 'id, txid, raw_tx, status, callback_url, errors, created_at, updated_at';
-
-function toTicket(row: TicketRow): Ticket {
-  return {
-    id: row.id,
-    txid: row.txid,
-    rawTx: row.raw_tx,
-    status: row.status,
-    callbackUrl: row.callback_url,
-    errors: row.errors,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
 
 export async function ticketForUpdate(tx: Queryable, id: string): Promise<Ticket | null> {
-  const rows = await tx.query<TicketRow & Record<string, unknown>>(
-    `SELECT ${COLUMNS} FROM tickets WHERE id = $1 FOR UPDATE`,
-    [id],
-  );
-  return rows[0] === undefined ? null : toTicket(rows[0]);
+  const rows = await tx.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = $1 FOR UPDATE`, [
+    id,
+  ]);
+  return rows[0] === undefined ? null : ticketFromRow(rows[0]);
 }
 
 export async function ticketByTxidForUpdate(tx: Queryable, txid: string): Promise<Ticket | null> {
-  const rows = await tx.query<TicketRow & Record<string, unknown>>(
-    `SELECT ${COLUMNS} FROM tickets WHERE txid = $1 FOR UPDATE`,
-    [txid],
-  );
-  return rows[0] === undefined ? null : toTicket(rows[0]);
+  const rows = await tx.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE txid = $1 FOR UPDATE`, [
+    txid,
+  ]);
+  return rows[0] === undefined ? null : ticketFromRow(rows[0]);
 }
 
 export interface StatusChange {
@@ -91,10 +64,7 @@ export async function moveTicket(
 
 /** Writes the ticket's current state to the outbox, when it has a callback URL. */
 export async function appendTicketEvent(tx: Queryable, ticketId: string, now: Date): Promise<void> {
-  const rows = await tx.query<TicketRow & Record<string, unknown>>(
-    `SELECT ${COLUMNS} FROM tickets WHERE id = $1`,
-    [ticketId],
-  );
+  const rows = await tx.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = $1`, [ticketId]);
   const row = rows[0];
   if (row === undefined || row.callback_url === null) return;
   const seqRows = await tx.query<{ seq: number }>(
@@ -109,7 +79,7 @@ export async function appendTicketEvent(tx: Queryable, ticketId: string, now: Da
       ticketId,
       `msg_${ticketId.replaceAll('-', '')}_${seq}`,
       seq,
-      JSON.stringify(ticketJson(toTicket(row))),
+      JSON.stringify(ticketJson(ticketFromRow(row))),
       now,
     ],
   );
