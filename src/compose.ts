@@ -17,6 +17,8 @@ import { addressesOf, keysFromConfig, loadOrCreateKeyFile, type OperatorKeys } f
 import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
 import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
 import type { Ledger } from './ledger/port.js';
+import { instrumentLedger } from './metrics/ledger-metrics.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openPgliteDb } from './store/pglite-db.js';
@@ -45,6 +47,8 @@ export interface Parts {
   readonly masterKey: Uint8Array;
   readonly token: TokenSettings;
   readonly ctx: ServiceContext;
+  /** The service's Prometheus metrics (the ledger above is timed into them). */
+  readonly metrics: ServiceMetrics;
 }
 
 export async function composeParts(
@@ -100,6 +104,8 @@ export async function composeParts(
       ledger = devnet;
     }
     closers.unshift(() => ledger.close());
+    const metrics = createServiceMetrics();
+    ledger = instrumentLedger(ledger, metrics);
 
     const now = () => new Date();
     const newId = () => uuidv7();
@@ -133,7 +139,7 @@ export async function composeParts(
     };
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
-    return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx };
+    return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx, metrics };
   } catch (err) {
     for (const close of closers) await close().catch(() => undefined);
     throw err;

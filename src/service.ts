@@ -7,6 +7,7 @@ import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { type AppInstance, buildApp } from './http/app.js';
+import { metricsRoutes } from './http/metrics.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createRedisRateLimitStore } from './http/rate-limit-store-redis.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
@@ -16,6 +17,7 @@ import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
 import { transferRoutes } from './http/routes/transfer-routes.js';
+import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
@@ -44,6 +46,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
   const stops: (() => Promise<void>)[] = [];
   try {
     await ensureAdminKey(parts);
+    registerServiceGauges(parts.metrics, { db, log: logger });
     const refill = () =>
       refillFundingPool(
         {
@@ -94,7 +97,13 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         readiness: async () => ({ ready: true }),
         version,
         ...(rateLimit !== undefined && { rateLimit }),
+        metrics: parts.metrics,
         routes: [
+          metricsRoutes({
+            metrics: parts.metrics,
+            apiKeys,
+            ...(config.metricsToken !== undefined && { metricsToken: config.metricsToken }),
+          }),
           readRoutes(routeDeps(parts)),
           transferRoutes({ ...routeDeps(parts), callbackAllow }),
           deliveryRoutes(routeDeps(parts)),

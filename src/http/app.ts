@@ -13,11 +13,13 @@ import Fastify, {
 } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/registry.js';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type ApiKeyVerifier, installAuth } from './auth.js';
 import { installDeprecationHeaders } from './deprecation.js';
 import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { installNotFoundHandler } from './method-not-allowed.js';
+import { installHttpMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
@@ -54,6 +56,8 @@ export interface AppDeps {
   readonly generateRequestId?: () => string;
   /** Rate limits (after auth); absent: none. */
   readonly rateLimit?: RateLimitOptions;
+  /** Request metrics per route; absent: none. */
+  readonly metrics?: ServiceMetrics;
 }
 
 export function buildApp(deps: AppDeps): AppInstance {
@@ -79,6 +83,7 @@ export function buildApp(deps: AppDeps): AppInstance {
   const root = app as unknown as FastifyInstance;
   installAuth(root, { verifier: deps.apiKeys, anonymousRead: config.anonymousRead });
   if (deps.rateLimit !== undefined) installRateLimit(root, deps.rateLimit);
+  if (deps.metrics !== undefined) installHttpMetrics(root, deps.metrics);
   installRequestIdHeader(root);
   installDeprecationHeaders(root);
   installErrorHandler(root, config.bodyLimit);

@@ -1,0 +1,60 @@
+// HTTP metrics: every answer counted and timed under its route pattern (`/v1/tx/:txid`,
+// never the URL; `unmatched` for 404s), and the `/metrics` route (Prometheus text format)
+// for an admin key or, when `metricsToken` is set, that bearer token.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { type ApiKeyVerifier, authenticate, presentedKey } from './auth.js';
+
+export const METRICS_PATH = '/metrics';
+
+/** Counts and times every answer (install on the root instance). */
+export function installHttpMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) metrics.httpErrors.inc({ method: request.method, route });
+  });
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export interface MetricsRouteDeps {
+  readonly metrics: ServiceMetrics;
+  readonly apiKeys: ApiKeyVerifier;
+  /** A bearer token that may also read the metrics. */
+  readonly metricsToken?: string;
+}
+
+/** `GET /metrics`: the route itself is public; the handler asks for the token or an admin key. */
+export function metricsRoutes(deps: MetricsRouteDeps) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get(
+      METRICS_PATH,
+      {
+        config: { scope: 'public' },
+        schema: {
+          summary: 'Prometheus metrics (admin key or the metrics token)',
+          tags: ['operations'],
+          security: [{ bearerAuth: [] }],
+        },
+      },
+      async (request, reply) => {
+        const presented = presentedKey(request.query, request.headers.authorization);
+        const token = deps.metricsToken;
+        if (!(token !== undefined && presented.kind === 'key' && sameToken(presented.key, token))) {
+          await authenticate('admin', presented, { verifier: deps.apiKeys, anonymousRead: false });
+        }
+        const body = await deps.metrics.registry.metrics();
+        reply.header('content-type', deps.metrics.registry.contentType);
+        return body;
+      },
+    );
+  };
+}

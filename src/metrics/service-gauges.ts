@@ -1,0 +1,75 @@
+// Gauges read from the database when Prometheus scrapes: tickets by status, the callback
+// outbox (events by state; pending is the depth) and the funding pool (outputs and
+// satoshis available). A failed read leaves the last values and is logged.
+import { Gauge } from 'prom-client';
+import type { Queryable } from '../store/db.js';
+import { ticketCounts } from '../store/ticket-queries.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+export interface GaugeSources {
+  readonly db: Queryable;
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+const EVENT_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
+
+export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSources): void {
+  const { registry } = metrics;
+  const guarded = <G>(what: string, read: (gauge: G) => Promise<void>) =>
+    async function (this: G) {
+      try {
+        await read(this);
+      } catch (err) {
+        sources.log.warn({ err }, `metrics: reading ${what} failed`);
+      }
+    };
+
+  new Gauge({
+    name: 'tokenproxy_tickets',
+    help: 'Tickets by status.',
+    labelNames: ['status'],
+    registers: [registry],
+    collect: guarded('tickets', async (gauge: Gauge<'status'>) => {
+      const counts = await ticketCounts(sources.db);
+      for (const [status, n] of Object.entries(counts)) gauge.set({ status }, n);
+    }),
+  });
+
+  new Gauge({
+    name: 'tokenproxy_outbox_events',
+    help: 'Callback events by state (pending: the outbox depth).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect: guarded('the outbox', async (gauge: Gauge<'state'>) => {
+      const rows = await sources.db.query<{ state: string; n: string }>(
+        'SELECT state, count(*) AS n FROM events GROUP BY state',
+      );
+      for (const state of EVENT_STATES) {
+        gauge.set({ state }, Number(rows.find((r) => r.state === state)?.n ?? 0));
+      }
+    }),
+  });
+
+  const pool = async () => {
+    const rows = await sources.db.query<{ n: string; sats: string }>(
+      "SELECT count(*) AS n, coalesce(sum(satoshis), 0) AS sats FROM funding_outputs WHERE state = 'available'",
+    );
+    return { outputs: Number(rows[0]?.n ?? 0), satoshis: Number(rows[0]?.sats ?? 0) };
+  };
+  new Gauge({
+    name: 'tokenproxy_funding_pool_outputs',
+    help: 'Available funding pool outputs (one pays one transfer fee).',
+    registers: [registry],
+    collect: guarded('the funding pool', async (gauge: Gauge) => {
+      gauge.set((await pool()).outputs);
+    }),
+  });
+  new Gauge({
+    name: 'tokenproxy_funding_pool_satoshis',
+    help: 'Satoshis in available funding pool outputs.',
+    registers: [registry],
+    collect: guarded('the funding pool', async (gauge: Gauge) => {
+      gauge.set((await pool()).satoshis);
+    }),
+  });
+}

@@ -1,0 +1,52 @@
+// The service's Prometheus metrics, one registry per running service: HTTP requests per
+// route (rate, latency, errors), ledger round trips, and Node's own (event-loop lag, memory,
+// GC). Gauges read from the database at scrape time live in service-gauges.ts.
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+export interface ServiceMetrics {
+  readonly registry: Registry;
+  /** Requests answered, by method, route pattern and status code. */
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  /** Time to answer, seconds, by method, route pattern and status class. */
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** Answers with a 5xx status, by method and route pattern. */
+  readonly httpErrors: Counter<'method' | 'route'>;
+  /** Ledger calls, seconds, by operation and outcome (ok, error). */
+  readonly ledgerDuration: Histogram<'operation' | 'outcome'>;
+}
+
+export function createServiceMetrics(options: { readonly defaultMetrics?: boolean } = {}): ServiceMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  }
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'tokenproxy_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'tokenproxy_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, seconds.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    httpErrors: new Counter({
+      name: 'tokenproxy_http_errors_total',
+      help: 'HTTP requests answered with a 5xx status, by method and route pattern.',
+      labelNames: ['method', 'route'],
+      registers: [registry],
+    }),
+    ledgerDuration: new Histogram({
+      name: 'tokenproxy_ledger_request_duration_seconds',
+      help: 'Round-trip time of a ledger call, seconds, by operation and outcome.',
+      labelNames: ['operation', 'outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+  };
+}
