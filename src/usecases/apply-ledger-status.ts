@@ -13,6 +13,12 @@ export interface LedgerView {
   readonly status: TxStatus;
   /** Chain tip height when known (decides when a mined ticket stops being watched). */
   readonly tipHeight?: number;
+  /**
+   * A broadcast's answer: it may be older than what the store holds (the tracker can record the
+   * block while the answer is on its way), so its `mempool` never takes a MINED ticket back.
+   * Reorgs are the tracker's to see, from a status it asked for.
+   */
+  readonly fromBroadcast?: boolean;
 }
 
 export async function applyLedgerStatus(ctx: ServiceContext, txid: string, view: LedgerView): Promise<void> {
@@ -34,6 +40,7 @@ export async function applyToTicket(
   const { status } = view;
   switch (status.kind) {
     case 'mempool': {
+      if (ticket.status === 'MINED' && view.fromBroadcast === true) return;
       if (ticket.status === 'BROADCASTING') await releaseReservations(tx, ticket.id);
       if (ticket.status === 'MINED') await markUnmined(tx, ticket.txid, now);
       await moveTicket(tx, ticket, 'SUCCESS', { now, nextCheckAt: poll });

@@ -24,7 +24,8 @@ export async function broadcastTicket(
     return { kind: 'unavailable', reason: err.message };
   }
   if (result.ok) {
-    if (result.status.kind !== 'unknown') await applyLedgerStatus(ctx, txid, { status: result.status });
+    if (result.status.kind !== 'unknown')
+      await applyLedgerStatus(ctx, txid, { status: result.status, fromBroadcast: true });
     if (result.status.kind === 'rejected')
       return { kind: 'rejected', reason: result.status.reason, arcCode: 0 };
     return { kind: 'accepted', status: result.status };
