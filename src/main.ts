@@ -11,6 +11,9 @@ const COMMANDS: Record<string, Command> = {
   mint: async (argv) => (await import('./cli/mint.js')).runMint(argv),
   mine: async (argv) => (await import('./cli/mine.js')).runMine(argv),
   status: async (argv) => (await import('./cli/status.js')).runStatus(argv),
+  burn: async (argv) => (await import('./cli/burn.js')).runBurn(argv),
+  fund: async (argv) => (await import('./cli/fund.js')).runFund(argv),
+  audit: async (argv) => (await import('./cli/audit.js')).runAudit(argv),
 };
 
 export async function main(argv: readonly string[]): Promise<number> {

@@ -16,7 +16,9 @@ import { deliveryRoutes } from './http/routes/delivery-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
+import { supplyRoutes } from './http/routes/supply-routes.js';
 import { transferRoutes } from './http/routes/transfer-routes.js';
+import { addressesOf } from './keys/operator-keys.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
@@ -115,6 +117,12 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
             miner: parts.devnet,
             genesisSupply: BigInt(parts.token.supply),
             forgetApiKeys: () => apiKeys.forget(),
+          }),
+          supplyRoutes({
+            ...routeDeps(parts),
+            burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },
+            fundingAddress: addressesOf(parts.keys).fundingAddress,
+            poolLowWater: POOL_LOW_WATER,
           }),
           ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
         ],

@@ -1,0 +1,24 @@
+// `tokenproxy audit`: the service recomputes balances and supply from the transactions' raw
+// bytes and compares them with its index. Prints the report; exits 1 on any difference.
+import { connectionOf } from './args.js';
+import { callService } from './client.js';
+import { type CommandSpec, runCommand } from './command.js';
+
+const spec: CommandSpec = {
+  name: 'audit',
+  usage: `audit
+prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
+        "outputDifferences"}; supply splits {"circulating", "treasury", "burned", "redeemed"}
+exits 1 when the index and the transactions differ`,
+  options: {},
+};
+
+export async function runAudit(argv: readonly string[]): Promise<number> {
+  let ok = true;
+  const code = await runCommand(argv, spec, async ({ values }) => {
+    const report = (await callService(connectionOf(values), 'GET', '/v2/admin/audit')) as { ok?: unknown };
+    ok = report.ok === true;
+    return report;
+  });
+  return code === 0 && !ok ? 1 : code;
+}

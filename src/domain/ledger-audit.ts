@@ -1,0 +1,117 @@
+// The audit's arithmetic (pure): token outputs recomputed from the transactions' raw bytes
+// (every output of this token, spent when a later transaction of the feed spends it),
+// compared with what the index holds, and the supply split as supply() splits it.
+// Transfers to the burn address are redemptions; `"op":"burn"` outputs are burns.
+import { Transaction } from '@bsv/sdk';
+import { p2pkhAddress } from './address.js';
+import { parseTokenScript } from './token-script.js';
+
+export interface AuditOutput {
+  readonly owner: string;
+  readonly amount: bigint;
+  readonly op: 'deploy+mint' | 'transfer' | 'burn';
+  readonly spent: boolean;
+}
+
+export interface AuditToken {
+  readonly tokenId: string;
+  readonly mintAddress: string;
+  readonly burnAddress: string;
+}
+
+export interface AuditDifference {
+  readonly outpoint: string;
+  readonly field: 'presence' | 'owner' | 'amount' | 'op' | 'spent';
+  readonly index: string;
+  readonly recomputed: string;
+}
+
+export interface SupplySplit {
+  readonly circulating: bigint;
+  readonly treasury: bigint;
+  /** `"op":"burn"` outputs. */
+  readonly burned: bigint;
+  /** Unspent outputs at the burn address (transfers to it). */
+  readonly redeemed: bigint;
+}
+
+/** Token outputs (`txid_vout`) of `tokenId` in the given transactions, spent or not. */
+export function recomputeOutputs(
+  txs: readonly { readonly txid: string; readonly raw: Uint8Array }[],
+  tokenId: string,
+): Map<string, AuditOutput> {
+  const created = new Map<string, Omit<AuditOutput, 'spent'>>();
+  const spent = new Set<string>();
+  for (const { txid, raw } of txs) {
+    const tx = Transaction.fromBinary(Array.from(raw));
+    for (const input of tx.inputs) spent.add(`${input.sourceTXID}_${input.sourceOutputIndex}`);
+    tx.outputs.forEach((output, vout) => {
+      const token = parseTokenScript(new Uint8Array(output.lockingScript.toBinary()));
+      if (token === null) return;
+      const { inscription } = token;
+      const ours =
+        inscription.op === 'deploy+mint' ? `${txid}_${vout}` === tokenId : inscription.id === tokenId;
+      if (!ours) return;
+      created.set(`${txid}_${vout}`, {
+        owner: p2pkhAddress(token.ownerPkh),
+        amount: inscription.amt,
+        op: inscription.op,
+      });
+    });
+  }
+  const out = new Map<string, AuditOutput>();
+  for (const [outpoint, o] of created) out.set(outpoint, { ...o, spent: spent.has(outpoint) });
+  return out;
+}
+
+/** Every field where the index and the recomputed outputs disagree. */
+export function compareOutputs(
+  index: ReadonlyMap<string, AuditOutput>,
+  recomputed: ReadonlyMap<string, AuditOutput>,
+): AuditDifference[] {
+  const diffs: AuditDifference[] = [];
+  const keys = [...new Set([...index.keys(), ...recomputed.keys()])].sort();
+  for (const outpoint of keys) {
+    const a = index.get(outpoint);
+    const b = recomputed.get(outpoint);
+    if (a === undefined || b === undefined) {
+      diffs.push({
+        outpoint,
+        field: 'presence',
+        index: a === undefined ? 'absent' : 'present',
+        recomputed: b === undefined ? 'absent' : 'present',
+      });
+      continue;
+    }
+    for (const field of ['owner', 'amount', 'op', 'spent'] as const) {
+      if (a[field] !== b[field])
+        diffs.push({ outpoint, field, index: String(a[field]), recomputed: String(b[field]) });
+    }
+  }
+  return diffs;
+}
+
+/** Unspent balances per owner (burns left out). */
+export function balancesOf(outputs: ReadonlyMap<string, AuditOutput>): Map<string, bigint> {
+  const balances = new Map<string, bigint>();
+  for (const o of outputs.values()) {
+    if (o.spent || o.op === 'burn') continue;
+    balances.set(o.owner, (balances.get(o.owner) ?? 0n) + o.amount);
+  }
+  return balances;
+}
+
+export function supplyOf(outputs: ReadonlyMap<string, AuditOutput>, token: AuditToken): SupplySplit {
+  let circulating = 0n;
+  let treasury = 0n;
+  let burned = 0n;
+  let redeemed = 0n;
+  for (const o of outputs.values()) {
+    if (o.op === 'burn') burned += o.amount;
+    else if (o.spent) continue;
+    else if (o.owner === token.burnAddress) redeemed += o.amount;
+    else if (o.owner === token.mintAddress) treasury += o.amount;
+    else circulating += o.amount;
+  }
+  return { circulating, treasury, burned, redeemed };
+}

@@ -1,0 +1,77 @@
+// `tokenproxy audit`: recompute token outputs, balances and supply from the raw bytes of the
+// change feed's transactions (failed ones left out, as the index leaves them out) and
+// compare with the token_outputs index. Any difference is reported.
+import {
+  type AuditDifference,
+  type AuditOutput,
+  type AuditToken,
+  balancesOf,
+  compareOutputs,
+  recomputeOutputs,
+  type SupplySplit,
+  supplyOf,
+} from '../domain/ledger-audit.js';
+import type { Queryable } from '../store/db.js';
+
+export interface AuditReport {
+  readonly transactions: number;
+  readonly outputs: number;
+  readonly supply: { readonly index: SupplySplit; readonly recomputed: SupplySplit };
+  readonly balanceDifferences: readonly {
+    readonly address: string;
+    readonly index: bigint;
+    readonly recomputed: bigint;
+  }[];
+  readonly outputDifferences: readonly AuditDifference[];
+  readonly ok: boolean;
+}
+
+export async function auditLedger(db: Queryable, token: AuditToken): Promise<AuditReport> {
+  const txs = await db.query<{ txid: string; raw_tx: Uint8Array }>(
+    "SELECT txid, raw_tx FROM transactions WHERE state <> 'failed' ORDER BY score",
+  );
+  const recomputed = recomputeOutputs(
+    txs.map((t) => ({ txid: t.txid, raw: t.raw_tx })),
+    token.tokenId,
+  );
+  const rows = await db.query<{
+    txid: string;
+    vout: number;
+    owner: string;
+    amount: string;
+    op: string;
+    spent: boolean;
+  }>(
+    `SELECT o.txid, o.vout, o.owner, o.amount::text AS amount, o.op, (o.spent_by IS NOT NULL) AS spent
+       FROM token_outputs o JOIN transactions t ON t.txid = o.txid
+      WHERE t.state <> 'failed'`,
+  );
+  const index = new Map<string, AuditOutput>();
+  for (const r of rows) {
+    index.set(`${r.txid}_${r.vout}`, {
+      owner: r.owner,
+      amount: BigInt(r.amount),
+      op: r.op as AuditOutput['op'],
+      spent: r.spent,
+    });
+  }
+  const outputDifferences = compareOutputs(index, recomputed);
+  const a = balancesOf(index);
+  const b = balancesOf(recomputed);
+  const balanceDifferences = [...new Set([...a.keys(), ...b.keys()])]
+    .sort()
+    .filter((address) => (a.get(address) ?? 0n) !== (b.get(address) ?? 0n))
+    .map((address) => ({ address, index: a.get(address) ?? 0n, recomputed: b.get(address) ?? 0n }));
+  const supply = { index: supplyOf(index, token), recomputed: supplyOf(recomputed, token) };
+  const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
+    (k) => supply.index[k] === supply.recomputed[k],
+  );
+  return {
+    transactions: txs.length,
+    outputs: recomputed.size,
+    supply,
+    balanceDifferences,
+    outputDifferences,
+    ok: outputDifferences.length === 0 && balanceDifferences.length === 0 && sameSupply,
+  };
+}

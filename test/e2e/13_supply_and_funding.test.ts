@@ -1,0 +1,148 @@
+// Supply and funding from the CLI against a real server: burn out of the treasury (supply
+// moves from treasury to burned), fund (the funding address and the pool's level), audit
+// (index and transactions agree, transfers to the burn address show as redemptions; a
+// tampered index is reported and the command exits 1).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { addressesOf } from '../../src/keys/operator-keys.js';
+import { startTestService, type TestService } from './support.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+
+interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(args: readonly string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args],
+      { cwd: ROOT, env: { ...process.env, TOKENPROXY_DATA_DIR: '' }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+type Amount = { atomic: number; tokens: string };
+type Split = { circulating: Amount; treasury: Amount; burned: Amount; redeemed: Amount };
+interface Audit {
+  ok: boolean;
+  transactions: number;
+  supply: { index: Split; recomputed: Split };
+  outputDifferences: { outpoint: string; field: string; index: string; recomputed: string }[];
+  balanceDifferences: unknown[];
+}
+
+describe('supply and funding (CLI e2e)', () => {
+  let t: TestService;
+  const connection = () => ['--url', t.url, '--data-dir', t.dataDir];
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${t.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${t.adminKey}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const audit = async () => {
+    const run = await cli(['audit', ...connection()]);
+    return { run, report: JSON.parse(run.stdout) as Audit };
+  };
+
+  before(async () => {
+    t = await startTestService();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('fund prints the funding address and the pool level', async () => {
+    const run = await cli(['fund', ...connection()]);
+    assert.equal(run.code, 0, run.stderr);
+    const out = JSON.parse(run.stdout) as { address: string; pool: { available: number; low: boolean } };
+    assert.equal(out.address, addressesOf(t.service.parts.keys).fundingAddress);
+    assert.ok(out.pool.available > 0);
+    assert.equal(out.pool.low, out.pool.available < 100);
+  });
+
+  it('audit agrees with the index at genesis', async () => {
+    const { run, report } = await audit();
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(report.ok, true);
+    assert.ok(report.transactions >= 1);
+    assert.deepEqual(report.supply.index, report.supply.recomputed);
+    assert.deepEqual(report.outputDifferences, []);
+  });
+
+  it('burn moves tokens from the treasury to burned; a burn from an empty fee address fails', async () => {
+    const before = (await audit()).report.supply.recomputed;
+    const run = await cli(['burn', '--amount', '12.5', ...connection()]);
+    assert.equal(run.code, 0, run.stderr);
+    const burned = JSON.parse(run.stdout) as { ticketId: string; txid: string; amount: Amount };
+    assert.equal(burned.amount.atomic, 1_250_000);
+    assert.match(burned.txid, /^[0-9a-f]{64}$/);
+    const after = (await audit()).report;
+    assert.equal(after.ok, true);
+    assert.equal(after.supply.recomputed.burned.atomic, before.burned.atomic + 1_250_000);
+    assert.equal(after.supply.recomputed.treasury.atomic, before.treasury.atomic - 1_250_000);
+    const status = await admin('GET', '/v2/admin/status');
+    assert.equal(status.status, 200);
+
+    const empty = await cli(['burn', '--amount', '1', '--from', 'fee', ...connection()]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /INVALID_AMOUNT/);
+    const wrong = await cli(['burn', '--amount', '1', '--from', 'nobody', ...connection()]);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /--from must be mint or fee/);
+  });
+
+  it('a transfer to the burn address is reported as a redemption', async () => {
+    const before = (await audit()).report.supply.recomputed;
+    const minted = await admin('POST', '/v2/admin/mint', {
+      to: t.service.parts.token.burnAddress,
+      amount: '3',
+    });
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
+    const { report } = await audit();
+    assert.equal(report.ok, true);
+    assert.equal(report.supply.recomputed.redeemed.atomic, before.redeemed.atomic + 300_000);
+    assert.equal(report.supply.recomputed.burned.atomic, before.burned.atomic);
+  });
+
+  it('a tampered index is reported and audit exits 1', async () => {
+    const rows = await t.service.parts.db.query<{ txid: string; vout: number }>(
+      "SELECT txid, vout FROM token_outputs WHERE spent_by IS NULL AND op <> 'burn' ORDER BY score LIMIT 1",
+    );
+    const row = rows[0]!;
+    await t.service.parts.db.query(
+      'UPDATE token_outputs SET amount = amount + 7 WHERE txid = $1 AND vout = $2',
+      [row.txid, row.vout],
+    );
+    try {
+      const { run, report } = await audit();
+      assert.equal(run.code, 1);
+      assert.equal(report.ok, false);
+      assert.deepEqual(
+        report.outputDifferences.map((d) => [d.outpoint, d.field]),
+        [[`${row.txid}_${row.vout}`, 'amount']],
+      );
+      assert.equal(report.balanceDifferences.length, 1);
+    } finally {
+      await t.service.parts.db.query(
+        'UPDATE token_outputs SET amount = amount - 7 WHERE txid = $1 AND vout = $2',
+        [row.txid, row.vout],
+      );
+    }
+  });
+});
