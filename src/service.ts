@@ -19,6 +19,7 @@ import { readRoutes } from './http/routes/read-routes.js';
 import { supplyRoutes } from './http/routes/supply-routes.js';
 import { transferRoutes } from './http/routes/transfer-routes.js';
 import { addressesOf } from './keys/operator-keys.js';
+import { fundingAlert } from './metrics/funding-alert.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
@@ -49,6 +50,14 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
   try {
     await ensureAdminKey(parts);
     registerServiceGauges(parts.metrics, { db, log: logger });
+    const alertIfLow = fundingAlert({
+      db,
+      log: logger,
+      address: addressesOf(parts.keys).fundingAddress,
+      lowWater: POOL_LOW_WATER,
+      everyMs: 5 * 60_000,
+      now: Date.now,
+    });
     const refill = () =>
       refillFundingPool(
         {
@@ -60,7 +69,9 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
           log: logger,
         },
         POOL_LOW_WATER,
-      ).catch((err) => logger.error({ err }, 'funding pool refill failed'));
+      )
+        .then(() => alertIfLow())
+        .catch((err) => logger.error({ err }, 'funding pool refill failed'));
     if (config.roles.includes('tracker')) {
       await refill();
       const tracker = startTracker(ctx);

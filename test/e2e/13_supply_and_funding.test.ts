@@ -118,6 +118,13 @@ describe('supply and funding (CLI e2e)', () => {
     assert.equal(report.ok, true);
     assert.equal(report.supply.recomputed.redeemed.atomic, before.redeemed.atomic + 300_000);
     assert.equal(report.supply.recomputed.burned.atomic, before.burned.atomic);
+    const status = await admin('GET', '/v2/admin/status');
+    const shown = (status.body as { supply: Record<string, Amount> }).supply;
+    assert.equal(shown.redeemed!.atomic, report.supply.recomputed.redeemed.atomic);
+    assert.equal(
+      shown.burned!.atomic,
+      report.supply.recomputed.burned.atomic + report.supply.recomputed.redeemed.atomic,
+    );
   });
 
   it('a tampered index is reported and audit exits 1', async () => {

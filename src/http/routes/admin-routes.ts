@@ -153,11 +153,12 @@ export function adminRoutes(deps: AdminRouteDeps) {
     );
 
     app.get('/v2/admin/status', { config: admin, schema: { querystring: query } }, async () => {
-      const [tip, where, available, tickets] = await Promise.all([
+      const [tip, where, available, tickets, redeemed] = await Promise.all([
         ctx.ledger.tip(),
         supply(ctx.db, ctx.token),
         availableFundingCount(ctx.db),
         ticketCounts(ctx.db),
+        redeemedAmount(ctx.db, ctx.token.burnAddress),
       ]);
       const total = where.circulating + where.treasury + where.burned;
       if (total !== deps.genesisSupply) {
@@ -175,12 +176,23 @@ export function adminRoutes(deps: AdminRouteDeps) {
           circulating: amountJson(where.circulating),
           treasury: amountJson(where.treasury),
           burned: amountJson(where.burned),
+          // Of burned: transfers to the burn address (redemptions), not burn outputs.
+          redeemed: amountJson(redeemed),
         },
         fundingPool: { available },
         tickets,
       };
     });
   };
+}
+
+/** Unspent transfers to the burn address: holders' redemptions (counted in `burned`). */
+async function redeemedAmount(db: RouteDeps['ctx']['db'], burnAddress: string): Promise<bigint> {
+  const rows = await db.query<{ n: string }>(
+    "SELECT coalesce(sum(amount), 0)::text AS n FROM token_outputs WHERE owner = $1 AND op <> 'burn' AND spent_by IS NULL",
+    [burnAddress],
+  );
+  return BigInt(rows[0]?.n ?? '0');
 }
 
 /** An amount on the wire: atomic units (exact JSON integer) and the decimal token text. */
