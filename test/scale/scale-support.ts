@@ -36,16 +36,27 @@ export async function freshDatabase(serverUrl: string, label: string) {
   };
 }
 
+export interface Coin {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+}
+
 export interface Ledger {
   readonly devnet: Devnet;
+  /** The funding key's genesis coins: the first is the one the first instance deploys from. */
+  readonly coins: readonly Coin[];
   readonly arcUrl: string;
   /** The operator's flags: keys, ARC, the coin the first instance deploys from. */
   readonly flags: readonly string[];
   close(): Promise<void>;
 }
 
-/** The devnet with its ARC server, and a genesis coin of the operator's funding key. */
-export async function startLedger(label: string, satoshis = 5_000_000_000n): Promise<Ledger> {
+/** The devnet with its ARC server, and genesis coins of the operator's funding key. */
+export async function startLedger(
+  label: string,
+  options: { readonly genesis?: readonly bigint[]; readonly feeRateSatPerKb?: bigint } = {},
+): Promise<Ledger> {
   const operator = {
     approver: party(`${label} approver`),
     mint: party(`${label} mint`),
@@ -54,13 +65,23 @@ export async function startLedger(label: string, satoshis = 5_000_000_000n): Pro
   };
   const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
   const devnet = await createDevnet({
-    genesis: [{ lockingScript: fundingScript, satoshis }],
+    genesis: (options.genesis ?? [5_000_000_000n]).map((satoshis) => ({
+      lockingScript: fundingScript,
+      satoshis,
+    })),
     blockIntervalMs: 0,
+    ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
   });
   const arc = await startArcServer({ devnet, host: '127.0.0.1' });
-  const coin = devnet.utxos().find((u) => bytesEqual(u.lockingScript, fundingScript))!;
+  const coins = devnet
+    .utxos()
+    .filter((u) => bytesEqual(u.lockingScript, fundingScript))
+    .map((u) => ({ txid: u.txid, vout: u.vout, satoshis: u.satoshis }))
+    .sort((a, b) => a.vout - b.vout);
+  const coin = coins[0]!;
   return {
     devnet,
+    coins,
     arcUrl: arc.url,
     flags: [
       '--arc-url',

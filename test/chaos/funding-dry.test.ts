@@ -1,0 +1,140 @@
+// Chaos: the funding pool runs dry. The service (PGlite, the devnet behind its ARC API) deploys
+// from a coin that pays for one split of the pool and not a second; the pool is then taken
+// down to three outputs (as if the transfers before had spent the rest). Transfers beyond
+// those answer 503 FUNDING_EXHAUSTED with Retry-After and leave nothing behind; once the
+// operator's funds arrive (a coin of the funding key named as the reserve), the pool refills
+// and the wallets' resent transfers flow: every one gets a ticket and reaches MINED.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/store/api-keys-store.js';
+import { writeSetting } from '../../src/store/settings.js';
+import { availableFundingCount, RESERVE_SETTING } from '../../src/usecases/funding-pool.js';
+import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { assertProblem, http, transferOf, utxosOf } from '../e2e/e2e-http.js';
+import { eventually, startTestService, type TestService } from '../e2e/support.js';
+import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { party } from '../support/token-world.js';
+
+const holder = party('dry holder');
+const recipient = party('dry recipient');
+const TRANSFERS = 8;
+const LEFT_IN_POOL = 3;
+/** At 100 sat/kB one split of the pool costs about 366,400 satoshis: this pays for one, not two. */
+const DEPLOY_COIN = 600_000n;
+const TOP_UP_COIN = 1_000_000_000n;
+
+describe('chaos: the funding pool runs dry, then is funded again', () => {
+  let ledger: Ledger;
+  let t: TestService;
+  let key: string;
+  let rawtxs: string[];
+
+  const submit = (rawtx: string) => http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
+  const ticketsMined = async () => {
+    const rows = await t.service.parts.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM tickets WHERE status <> 'MINED'",
+    );
+    return rows[0]?.n === '0' ? true : undefined;
+  };
+
+  before(async () => {
+    ledger = await startLedger('dry', { genesis: [DEPLOY_COIN, TOP_UP_COIN], feeRateSatPerKb: 100n });
+    t = await startTestService([...ledger.flags, '--tracker-poll-ms', '200', '--no-rate-limit-enabled']);
+    const { parts } = t.service;
+    await ledger.devnet.mine(1);
+    key = (await createApiKey(parts.db, parts.masterKey, { name: 'wallets', scopes: ['read', 'submit'] }))
+      .key;
+    for (let i = 0; i < TRANSFERS; i++)
+      await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: BigInt(100_000 + i) });
+    await ledger.devnet.mine(1);
+    await eventually(ticketsMined, 'the mints MINED', 300);
+    const outputs = await utxosOf(t.url, key, holder.address);
+    assert.equal(outputs.length, TRANSFERS);
+    rawtxs = outputs.map((o, i) =>
+      transferOf(parts.ctx.token, {
+        from: holder,
+        inputs: [o],
+        to: recipient,
+        amount: BigInt(1000 + i),
+        fee: 100n,
+      }),
+    );
+  });
+
+  after(async () => {
+    await t?.stop();
+    await ledger?.close();
+  });
+
+  it('answers 503 with Retry-After once the pool is empty, and keeps nothing of those', async () => {
+    const { db } = t.service.parts;
+    assert.ok((await availableFundingCount(db)) > LEFT_IN_POOL, 'the first split filled the pool');
+    await db.query(
+      `DELETE FROM funding_outputs WHERE state = 'available' AND (txid, vout) NOT IN
+         (SELECT txid, vout FROM funding_outputs WHERE state = 'available' ORDER BY satoshis LIMIT $1)`,
+      [LEFT_IN_POOL],
+    );
+    // The tracker tries to refill every 5 s; the reserve left cannot pay for a split.
+    await new Promise((r) => setTimeout(r, 5_500));
+    assert.equal(await availableFundingCount(db), LEFT_IN_POOL, 'the reserve could not refill the pool');
+
+    const ticketCount = async () =>
+      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM tickets'))[0]?.n);
+    const ticketsBefore = await ticketCount();
+    const answers = [];
+    for (const rawtx of rawtxs) answers.push(await submit(rawtx));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [...Array(LEFT_IN_POOL).fill(200), ...Array(TRANSFERS - LEFT_IN_POOL).fill(503)],
+    );
+    for (const a of answers.slice(LEFT_IN_POOL)) {
+      assertProblem(a, 503, 'FUNDING_EXHAUSTED');
+      assert.ok(Number(a.headers.get('retry-after')) > 0, `Retry-After: ${a.headers.get('retry-after')}`);
+    }
+    assert.equal(
+      await ticketCount(),
+      ticketsBefore + LEFT_IN_POOL,
+      'a ticket for each accepted transfer only',
+    );
+    const held = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM token_outputs WHERE owner = $1 AND (reserved_by IS NOT NULL OR spent_by IS NOT NULL)',
+      [holder.address],
+    );
+    assert.equal(Number(held[0]?.n), LEFT_IN_POOL, 'only the accepted transfers hold their inputs');
+  });
+
+  it('after funding, the pool refills and every transfer gets a ticket and reaches MINED', async () => {
+    const { db } = t.service.parts;
+    const topUp = ledger.coins[1]!;
+    // The operator's funds: a coin of the funding key, named as the reserve to split from.
+    await writeSetting(
+      db,
+      RESERVE_SETTING,
+      { txid: topUp.txid, vout: topUp.vout, satoshis: topUp.satoshis.toString() },
+      new Date(),
+    );
+    await eventually(
+      async () => ((await availableFundingCount(db)) >= 100 ? true : undefined),
+      'the pool refilled',
+      300,
+    );
+    const tickets = [];
+    for (const rawtx of rawtxs) {
+      const answer = await submit(rawtx);
+      assert.equal(answer.status, 200, answer.text);
+      tickets.push(answer.text);
+    }
+    assert.equal(new Set(tickets).size, TRANSFERS);
+    await eventually(
+      async () => {
+        await ledger.devnet.mine(1);
+        return ticketsMined();
+      },
+      'every ticket MINED',
+      300,
+    );
+    const balance = await http(t.url, 'POST', '/v2/balance', { key, body: [recipient.address] });
+    const expected = rawtxs.reduce((sum, _, i) => sum + 1000 + i, 0);
+    assert.equal((balance.json as { amt: number }[])[0]?.amt, expected);
+  });
+});
