@@ -24,7 +24,8 @@ describe('a late broadcast answer', () => {
   };
 
   before(async () => {
-    t = await startTestService(['--tracker-poll-ms', '100']);
+    // The devnet's pushes bring MINED; a slow poll keeps the tracker from undoing the second check.
+    t = await startTestService(['--tracker-poll-ms', '60000']);
     const { parts } = t.service;
     const minted = await mintTokens(parts.ctx, parts.keys.mint, {
       to: party('late answer').address,
