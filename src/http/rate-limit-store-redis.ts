@@ -40,7 +40,12 @@ export async function createRedisRateLimitStore(options: RedisRateLimitOptions):
   });
   redis.on('error', () => undefined); // connection errors surface as failed commands
   redis.defineCommand('tokenproxyRateHit', { numberOfKeys: 2, lua: HIT_SCRIPT });
-  await redis.connect();
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    throw new Error(`rate limits: cannot reach Redis at ${withoutPassword(options.url)} (${String(err)})`);
+  }
   const run = (
     redis as unknown as {
       tokenproxyRateHit(...args: (string | number)[]): Promise<[number, number, number]>;
@@ -64,4 +69,14 @@ export async function createRedisRateLimitStore(options: RedisRateLimitOptions):
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
 }

@@ -50,6 +50,22 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     }),
   });
 
+  new Gauge({
+    name: 'tokenproxy_callback_delivery_attempts',
+    help: 'Callback delivery attempts so far, by outcome (delivered: a 2xx answer).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect: guarded('delivery attempts', async (gauge: Gauge<'outcome'>) => {
+      const rows = await sources.db.query<{ ok: string; failed: string }>(
+        `SELECT count(*) FILTER (WHERE status_code BETWEEN 200 AND 299) AS ok,
+                count(*) FILTER (WHERE status_code IS NULL OR status_code NOT BETWEEN 200 AND 299) AS failed
+           FROM delivery_attempts`,
+      );
+      gauge.set({ outcome: 'delivered' }, Number(rows[0]?.ok ?? 0));
+      gauge.set({ outcome: 'failed' }, Number(rows[0]?.failed ?? 0));
+    }),
+  });
+
   const pool = async () => {
     const rows = await sources.db.query<{ n: string; sats: string }>(
       "SELECT count(*) AS n, coalesce(sum(satoshis), 0) AS sats FROM funding_outputs WHERE state = 'available'",

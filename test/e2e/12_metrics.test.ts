@@ -65,6 +65,8 @@ describe('metrics (e2e)', () => {
       assert.notEqual(sample(page, `tokenproxy_tickets{status="${status}"}`), undefined, status);
     }
     assert.equal(sample(page, 'tokenproxy_outbox_events{state="pending"}'), 0);
+    assert.equal(sample(page, 'tokenproxy_callback_delivery_attempts{outcome="delivered"}'), 0);
+    assert.equal(sample(page, 'tokenproxy_callback_delivery_attempts{outcome="failed"}'), 0);
     const outputs = sample(page, 'tokenproxy_funding_pool_outputs');
     assert.ok(outputs !== undefined && outputs > 0, `pool outputs ${outputs}`);
     assert.ok((sample(page, 'tokenproxy_funding_pool_satoshis') ?? 0) > 0);

@@ -134,6 +134,15 @@ describe('rate limit stores', () => {
     }
   });
 
+  it('an unreachable Redis is refused at start, its password not shown', async () => {
+    await assert.rejects(
+      createRedisRateLimitStore({ url: 'redis://:hunter2secret@127.0.0.1:1' }),
+      (err: Error) =>
+        /cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/.test(err.message) &&
+        !err.message.includes('hunter2'),
+    );
+  });
+
   it('a store that fails lets the request through', async () => {
     const failing: RateLimitStore = {
       hit: async () => {
