@@ -4,7 +4,7 @@
 // master key (crypto/secret-box.ts).
 import { createHash, randomBytes } from 'node:crypto';
 
-import { randomToken, uuidv7 } from '../crypto/random-id.js';
+import { isUuid, randomToken, uuidv7 } from '../crypto/random-id.js';
 import { openString, seal } from '../crypto/secret-box.js';
 import type { Queryable } from './db.js';
 
@@ -64,6 +64,8 @@ export async function createApiKey(
   const name = input.name.trim();
   if (name === '' || name.length > 200)
     throw new ApiKeyInputError('API key name must be 1 to 200 characters');
+  // PostgreSQL refuses NUL in text; other control characters have no place in a name either.
+  if (/\p{Cc}/u.test(name)) throw new ApiKeyInputError('API key name must not hold control characters');
   const unknown = input.scopes.filter((s) => !isApiKeyScope(s));
   if (unknown.length > 0) throw new ApiKeyInputError(`unknown API key scope: ${unknown.join(', ')}`);
   const scopes = knownScopes(input.scopes);
@@ -106,6 +108,7 @@ export async function listApiKeys(q: Queryable): Promise<ApiKeyInfo[]> {
 
 /** Revokes a live key; false when there is no such key or it was already revoked. */
 export async function revokeApiKey(q: Queryable, id: string, now: Date = new Date()): Promise<boolean> {
+  if (!isUuid(id)) return false;
   const rows = await q.query(
     'UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
     [id, now],

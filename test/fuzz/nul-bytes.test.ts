@@ -1,0 +1,26 @@
+// Found by the HTTP fuzz suite: text with a NUL byte reaching PostgreSQL (which refuses it in
+// a text value) answered 500. Such text is a 4xx wherever it can come in.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { http } from '../e2e/e2e-http.js';
+import { startTestService, type TestService } from '../e2e/support.js';
+
+describe('a NUL byte in request text', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService(['--no-rate-limit-enabled']);
+  });
+  after(() => t?.stop());
+
+  it('revoking the key "%00" is a 404, not a 500', async () => {
+    for (const id of ['%00', 'a%00b', '01a200c5-1ce2-73f1-bbd7-5ba87e80883%00']) {
+      const res = await http(t.url, 'DELETE', `/v2/admin/keys/${id}`, { key: t.adminKey });
+      assert.equal(res.status, 404, res.text);
+    }
+  });
+
+  it('a key named with a NUL byte is a 400', async () => {
+    const res = await http(t.url, 'POST', '/v2/admin/keys', { key: t.adminKey, body: { name: 'a\u0000b' } });
+    assert.equal(res.status, 400, res.text);
+  });
+});
