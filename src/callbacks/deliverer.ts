@@ -5,19 +5,21 @@
 // a receiver that already has that many in hand: a slow or dead receiver holds up no one else.
 // Time and randomness are injected: tests move the clock and call runDueNow().
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { openString } from '../crypto/secret-box.js';
 import type { Db } from '../store/db.js';
 import type { Logger } from '../usecases/context.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
+import { attemptRecorder } from './attempt-recorder.js';
 import { eventBody } from './event-body.js';
 import {
   type AttemptOutcome,
   type LeasedEvent,
   leaseDueEvents,
-  recordAttempt,
   releaseEvent,
   settleUnsent,
 } from './outbox-store.js';
+import { ReceiverSlots } from './receiver-slots.js';
 import { nextRetry, parseRetryAfter } from './retry-schedule.js';
 import { signingKeyOf, webhookHeaders } from './signer.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
@@ -35,7 +37,7 @@ export interface DelivererOptions {
   readonly owner?: string;
   /** Deliveries in flight at once (default 32). */
   readonly concurrency?: number;
-  /** Deliveries in flight to one receiver origin (default 4). */
+  /** Deliveries in flight to one receiver origin (default 8). */
   readonly perOriginLimit?: number;
   /** How long a leased event is this deliverer's (default 60 s: well over the timeout). */
   readonly leaseMs?: number;
@@ -62,7 +64,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const random = options.random ?? Math.random;
   const owner = options.owner ?? `deliverer-${randomUUID()}`;
   const concurrency = options.concurrency ?? 32;
-  const perOriginLimit = options.perOriginLimit ?? 4;
+  const perOriginLimit = options.perOriginLimit ?? 8;
   const leaseMs = options.leaseMs ?? 60_000;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const sender =
@@ -73,58 +75,44 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     });
   const stopping = new AbortController();
-  const inFlight = new Set<Promise<void>>();
-  /** Per receiver: deliveries sending now, and leased events waiting for a free slot. */
-  const receivers = new Map<string, { sending: number; waiting: LeasedEvent[] }>();
-  let held = 0;
+  const slots = new ReceiverSlots<LeasedEvent>(concurrency, perOriginLimit, (event) =>
+    (stopping.signal.aborted ? releaseEvent(db, event.id, owner) : deliver(event)).catch((err) =>
+      log.error({ err, eventId: event.id, ticketId: event.ticketId }, 'callback delivery failed'),
+    ),
+  );
+  const recorder = attemptRecorder(db);
   let settled = 0;
   let background: Promise<void> | null = null;
+  /** When (performance.now) a lease that skipped busy receivers found nothing else due. */
+  let othersDrainedAt = Number.NEGATIVE_INFINITY;
 
-  /** Leases into the free slots (skipping receivers with enough in hand); returns how many. */
-  async function fill(): Promise<number> {
-    const free = concurrency - held;
-    if (free <= 0 || stopping.signal.aborted) return 0;
-    const busyOrigins = [...receivers].filter(([, r]) => r.sending + r.waiting.length >= perOriginLimit);
+  /**
+   * Leases into the free slots, skipping busy receivers; true when leasing again at once may
+   * find more (every slot asked for was filled, or a receiver became busy and the others
+   * were not found empty within the poll interval).
+   */
+  async function fill(): Promise<boolean> {
+    slots.consumeChange();
+    const asked = slots.free;
+    if (asked === 0 || stopping.signal.aborted) return false;
+    const busyOrigins = slots.busyOrigins();
+    const othersDrainedLately = performance.now() - othersDrainedAt < pollIntervalMs;
+    // Every receiver in hand is busy and the others had nothing due a moment ago: a lease now
+    // would only scan past the busy receivers' backlog again.
+    if (busyOrigins.length > 0 && busyOrigins.length === slots.receiversInHand && othersDrainedLately)
+      return false;
     const events = await leaseDueEvents(db, {
       owner,
       now: clock(),
       leaseMs,
-      limit: free,
+      limit: asked,
       perOrigin: perOriginLimit,
-      busyOrigins: busyOrigins.map(([origin]) => origin),
+      busyOrigins,
     });
-    for (const event of events) {
-      held++;
-      const receiver = receivers.get(event.origin) ?? { sending: 0, waiting: [] };
-      receivers.set(event.origin, receiver);
-      receiver.waiting.push(event);
-      drain(event.origin);
-    }
-    return events.length;
-  }
-
-  /** Starts the receiver's waiting events while it has free slots. */
-  function drain(origin: string): void {
-    const receiver = receivers.get(origin);
-    if (receiver === undefined) return;
-    while (receiver.sending < perOriginLimit && receiver.waiting.length > 0) {
-      const event = receiver.waiting.shift()!;
-      receiver.sending++;
-      const running: Promise<void> = (
-        stopping.signal.aborted ? releaseEvent(db, event.id, owner) : deliver(event)
-      )
-        .catch((err) =>
-          log.error({ err, eventId: event.id, ticketId: event.ticketId }, 'callback delivery failed'),
-        )
-        .finally(() => {
-          inFlight.delete(running);
-          held--;
-          receiver.sending--;
-          if (receiver.sending === 0 && receiver.waiting.length === 0) receivers.delete(origin);
-          else drain(origin);
-        });
-      inFlight.add(running);
-    }
+    slots.admit(events);
+    if (events.length === 0 && busyOrigins.length > 0) othersDrainedAt = performance.now();
+    if (events.length === asked) return true;
+    return slots.busyOrigins().length > busyOrigins.length && !othersDrainedLately;
   }
 
   async function deliver(event: LeasedEvent): Promise<void> {
@@ -156,7 +144,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         reason: 'not sent: the signing secret cannot be opened',
         latencyMs: 0,
       } as const;
-      await recordAttempt(db, event, owner, attemptRecord(failed, at), outcomeOf(event, failed, at));
+      await recorder.record({
+        event,
+        owner,
+        attempt: attemptRecord(failed, at),
+        outcome: outcomeOf(event, failed, at),
+      });
       settled++;
       return;
     }
@@ -167,7 +160,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       return;
     }
     const record = attemptRecord(result, at);
-    await recordAttempt(db, event, owner, record, outcomeOf(event, result, at));
+    await recorder.record({ event, owner, attempt: record, outcome: outcomeOf(event, result, at) });
     settled++;
   }
 
@@ -201,30 +194,26 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   /** Fills the slots until nothing is due; with `forever`, polls until stopped. */
   async function pump(forever: boolean): Promise<void> {
     while (!stopping.signal.aborted) {
-      let leased = 0;
+      let more = false;
       try {
-        leased = await fill();
+        more = await fill();
       } catch (err) {
         log.error({ err }, 'leasing callbacks failed');
         if (!forever) throw err;
       }
-      if (leased > 0 && held < concurrency) continue;
-      if (!forever && leased === 0 && held === 0) return;
-      const waits: Promise<unknown>[] = [...inFlight];
-      if (forever || inFlight.size === 0) waits.push(sleep(pollIntervalMs, stopping.signal));
-      await Promise.race(waits);
+      if (more) continue;
+      // Done when nothing is in hand and nothing changed while leasing (a receiver that was
+      // skipped as busy may have finished everything in the meantime).
+      if (!forever && slots.held === 0 && !slots.hasChanged) return;
+      await slots.changed(forever || slots.held === 0 ? pollIntervalMs : null, stopping.signal);
     }
-  }
-
-  async function settle(): Promise<void> {
-    while (inFlight.size > 0) await Promise.all([...inFlight]);
   }
 
   return {
     async runDueNow() {
       const before = settled;
       await pump(false);
-      await settle();
+      await slots.idle();
       return settled - before;
     },
     start() {
@@ -234,7 +223,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     async stop() {
       stopping.abort();
       await background;
-      await settle();
+      await slots.idle();
       if (options.sender === undefined) await sender.close();
     },
   };
@@ -248,17 +237,4 @@ function attemptRecord(result: Exclude<SendResult, { kind: 'aborted' }>, at: Dat
   }
   const error = result.kind === 'refused' ? result.reason : result.error;
   return { at, statusCode: null, latencyMs: result.latencyMs, error };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

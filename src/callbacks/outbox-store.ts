@@ -3,7 +3,7 @@
 // leased with FOR UPDATE SKIP LOCKED, so several deliverers share the work; only the first
 // pending event of a ticket can be leased (events of one ticket go in seq order), and a
 // deliverer takes only a few events of one receiver at a time; a lease that runs out (a deliverer killed mid-delivery) lets another deliverer take the event.
-import type { Db, Queryable } from '../store/db.js';
+import type { Queryable } from '../store/db.js';
 
 export interface LeasedEvent {
   /** events.id (an int8, as a decimal string). */
@@ -73,7 +73,7 @@ export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<
           AND NOT EXISTS (SELECT 1 FROM events p
                            WHERE p.ticket_id = d.ticket_id AND p.state = 'pending' AND p.seq < d.seq)
           AND ${ORIGIN_SQL} <> ALL($5::text[])
-        ORDER BY d.next_attempt_at, d.id
+        ORDER BY d.next_attempt_at
         LIMIT $6
         FOR UPDATE OF d SKIP LOCKED
      ), chosen AS (
@@ -85,8 +85,8 @@ export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<
         LIMIT $4
      )
      UPDATE events e SET lease_owner = $1, lease_until = $3
-       FROM tickets t LEFT JOIN api_keys k ON k.id = t.api_key_id
-      WHERE t.id = e.ticket_id AND e.id IN (SELECT id FROM chosen)
+       FROM chosen c, tickets t LEFT JOIN api_keys k ON k.id = t.api_key_id
+      WHERE e.id = c.id AND t.id = e.ticket_id
       RETURNING e.id, e.ticket_id, e.webhook_id, e.seq, e.payload, e.attempts, e.first_attempt_at,
                 t.callback_url, t.callback_secret_enc, k.webhook_secret_enc, t.callbacks_stopped_at,
                 ${ORIGIN_SQL} AS origin`,
@@ -135,48 +135,59 @@ export type AttemptOutcome =
   /** The receiver answered 410 Gone: this event and the ticket's later ones are not sent. */
   | { readonly kind: 'gone' };
 
-/**
- * Records one attempt and its outcome in one transaction. A delivery is recorded whoever
- * holds the lease now (it did arrive); any other outcome only while this owner still holds it.
- */
-export async function recordAttempt(
-  db: Db,
-  event: { readonly id: string; readonly ticketId: string },
-  owner: string,
-  attempt: AttemptRecord,
-  outcome: AttemptOutcome,
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query(
-      'INSERT INTO delivery_attempts (event_id, attempted_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
-      [event.id, attempt.at, attempt.statusCode, Math.max(0, Math.round(attempt.latencyMs)), attempt.error],
-    );
-    const common = `attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, $2),
-                    last_error = $3, lease_owner = NULL, lease_until = NULL`;
-    if (outcome.kind === 'delivered') {
-      await tx.query(
-        `UPDATE events SET ${common}, state = 'delivered', delivered_at = $2 WHERE id = $1 AND state = 'pending'`,
-        [event.id, attempt.at, attempt.error],
-      );
-      return;
-    }
-    const [state, next] =
-      outcome.kind === 'retry'
-        ? ['pending', outcome.at]
-        : [outcome.kind === 'gone' ? 'dead' : 'failed', null];
-    await tx.query(
-      `UPDATE events SET ${common}, state = $5, next_attempt_at = COALESCE($6, next_attempt_at)
-        WHERE id = $1 AND state = 'pending' AND lease_owner = $4`,
-      [event.id, attempt.at, attempt.error, owner, state, next],
-    );
-    if (outcome.kind === 'gone') await stopCallbacks(tx, event.ticketId, attempt.at);
-  });
+export interface RecordedAttempt {
+  readonly event: { readonly id: string; readonly ticketId: string };
+  /** The deliverer that made it. */
+  readonly owner: string;
+  readonly attempt: AttemptRecord;
+  readonly outcome: AttemptOutcome;
 }
 
-async function stopCallbacks(tx: Queryable, ticketId: string, at: Date): Promise<void> {
-  await tx.query(
-    'UPDATE tickets SET callbacks_stopped_at = $2 WHERE id = $1 AND callbacks_stopped_at IS NULL',
-    [ticketId, at],
+/**
+ * Records attempts and their outcomes in one statement (one implicit transaction): each
+ * attempt's row, its event's new state, and for a 410 the ticket's stop mark. A delivery is
+ * recorded whoever holds the lease now (it did arrive); any other outcome only while its
+ * deliverer still holds the lease.
+ */
+export async function recordAttempts(db: Queryable, records: readonly RecordedAttempt[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map(({ event, owner, attempt, outcome }) => ({
+    event_id: event.id,
+    ticket_id: event.ticketId,
+    owner,
+    at: attempt.at.toISOString(),
+    status_code: attempt.statusCode,
+    latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
+    error: attempt.error,
+    state:
+      outcome.kind === 'delivered'
+        ? 'delivered'
+        : outcome.kind === 'retry'
+          ? 'pending'
+          : outcome.kind === 'gone'
+            ? 'dead'
+            : 'failed',
+    next_at: outcome.kind === 'retry' ? outcome.at.toISOString() : null,
+  }));
+  await db.query(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(event_id bigint, ticket_id uuid, owner text, at timestamptz,
+                                                        status_code int, latency_ms int, error text, state text,
+                                                        next_at timestamptz)
+     ), attempt AS (
+       INSERT INTO delivery_attempts (event_id, attempted_at, status_code, latency_ms, error)
+       SELECT event_id, at, status_code, latency_ms, error FROM input
+     ), stop AS (
+       UPDATE tickets t SET callbacks_stopped_at = i.at FROM input i
+        WHERE i.state = 'dead' AND t.id = i.ticket_id AND t.callbacks_stopped_at IS NULL
+     )
+     UPDATE events e SET attempts = e.attempts + 1, first_attempt_at = COALESCE(e.first_attempt_at, i.at),
+                         last_error = i.error, lease_owner = NULL, lease_until = NULL, state = i.state,
+                         next_attempt_at = COALESCE(i.next_at, e.next_attempt_at),
+                         delivered_at = CASE WHEN i.state = 'delivered' THEN i.at ELSE e.delivered_at END
+       FROM input i
+      WHERE e.id = i.event_id AND e.state = 'pending' AND (i.state = 'delivered' OR e.lease_owner = i.owner)`,
+    [JSON.stringify(rows)],
   );
 }
 

@@ -237,6 +237,51 @@ for (const target of testTargets()) {
       assert.equal(event?.next_attempt_at.getTime(), clock().getTime() + 5_000);
     });
 
+    it('one runDueNow delivers a backlog for one receiver many times its slots', async () => {
+      for (let i = 0; i < 60; i++) await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: [] });
+      const deliverer = testDeliverer(db, masterKey, clock, { concurrency: 8, perOriginLimit: 2 });
+      try {
+        assert.equal(await deliverer.runDueNow(), 60);
+      } finally {
+        await deliverer.stop();
+      }
+      assert.equal(receiver.received.length, 60);
+      const rows = await db.query<{ n: string | number }>(
+        "SELECT count(*) AS n FROM events WHERE state = 'delivered'",
+      );
+      assert.equal(Number(rows[0]?.n), 60);
+    });
+
+    it('runDueNow does not stop early when a busy receiver empties while a lease skips it', async () => {
+      for (let i = 0; i < 40; i++) await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: [] });
+      // Leases that skip a busy receiver are slow: everything in hand is answered meanwhile.
+      const slowSkips: Db = {
+        dialect: db.dialect,
+        transaction: (fn) => db.transaction(fn),
+        close: () => db.close(),
+        async query(sql, params) {
+          if (sql.includes('<> ALL') && Array.isArray(params?.[4]) && params[4].length > 0)
+            await new Promise((r) => setTimeout(r, 50));
+          return db.query(sql, params);
+        },
+      };
+      const instant = {
+        send: async () =>
+          ({ kind: 'answered', status: 204, retryAfter: undefined, latencyMs: 0, excerpt: '' }) as const,
+        close: async () => {},
+      };
+      const deliverer = testDeliverer(slowSkips, masterKey, clock, {
+        concurrency: 8,
+        perOriginLimit: 2,
+        sender: instant,
+      });
+      try {
+        assert.equal(await deliverer.runDueNow(), 40);
+      } finally {
+        await deliverer.stop();
+      }
+    });
+
     it('one slow receiver does not hold up the others', async () => {
       const slow = await startWebhookReceiver();
       let release = () => {};

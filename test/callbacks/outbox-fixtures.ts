@@ -97,7 +97,9 @@ export function testDeliverer(
     allow: LOOPBACK,
     clock,
     random: () => 0.5,
-    timeoutMs: 5_000,
+    // Generous: a loaded machine must not turn a slow answer into a retry (a second delivery).
+    timeoutMs: 30_000,
+    leaseMs: 120_000,
     log: silentLog,
     ...options,
   });
