@@ -58,6 +58,8 @@ export interface Deliverer {
   stop(): Promise<void>;
 }
 
+const STATISTICS_EVERY_MS = 10 * 60_000;
+
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const { db, log } = options;
   const clock = options.clock ?? (() => new Date());
@@ -191,9 +193,23 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
   }
 
+  let statisticsAt = Number.NEGATIVE_INFINITY;
+  /**
+   * PGlite runs no autovacuum: without fresh statistics the planner sorts every due event on
+   * each lease. The background loop refreshes them every 10 minutes there.
+   */
+  async function refreshStatistics(): Promise<void> {
+    if (db.dialect !== 'pglite' || performance.now() - statisticsAt < STATISTICS_EVERY_MS) return;
+    statisticsAt = performance.now();
+    await db
+      .query('ANALYZE events, delivery_attempts, tickets')
+      .catch((err) => log.warn({ err }, 'ANALYZE failed'));
+  }
+
   /** Fills the slots until nothing is due; with `forever`, polls until stopped. */
   async function pump(forever: boolean): Promise<void> {
     while (!stopping.signal.aborted) {
+      if (forever) await refreshStatistics();
       let more = false;
       try {
         more = await fill();
