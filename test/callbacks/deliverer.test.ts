@@ -32,14 +32,15 @@ for (const target of testTargets()) {
 
     before(async () => {
       receiver = await startWebhookReceiver();
+      fresh = await target.fresh();
+      db = fresh.db;
     });
     after(async () => {
       await receiver.close();
     });
     beforeEach(async () => {
-      await fresh?.dispose();
-      fresh = await target.fresh();
-      db = fresh.db;
+      // One database per suite (PGlite takes seconds to open), emptied before each test.
+      await db.query('TRUNCATE tickets, events, delivery_attempts, api_keys CASCADE');
       const key = await createApiKey(db, masterKey, { name: 'wallet', scopes: ['submit'] });
       apiKeyId = key.id;
       keySecret = key.webhookSecret;
@@ -178,6 +179,45 @@ for (const target of testTargets()) {
       } finally {
         await deliverer.stop();
       }
+    });
+
+    it('after 24 h of failures the event is failed and the ticket moves on to its next event', async () => {
+      const id = await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: ['SUCCESS'] });
+      receiver.script = (r) =>
+        (r.json as { status: string }).status === 'BROADCASTING' ? { status: 500 } : { status: 200 };
+      const deliverer = testDeliverer(db, masterKey, clock);
+      try {
+        for (let hour = 0; hour <= 26; hour++) {
+          await deliverer.runDueNow();
+          clock.advance(HOUR);
+        }
+      } finally {
+        await deliverer.stop();
+      }
+      const [first, second] = await eventsOf(db, id);
+      assert.equal(first?.state, 'failed');
+      assert.ok((first?.attempts ?? 0) >= 24, `attempts over 24 h: ${first?.attempts}`);
+      assert.equal(second?.state, 'delivered');
+      const statuses = receiver.received.map((r) => (r.json as { status: string }).status);
+      assert.equal(statuses.at(-1), 'SUCCESS');
+      assert.equal(statuses.filter((s) => s === 'SUCCESS').length, 1);
+    });
+
+    it('stop() cuts an attempt in flight short and gives its event back unattempted', async () => {
+      const id = await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: [] });
+      receiver.script = () => ({ status: 200, hold: new Promise(() => {}) });
+      const deliverer = testDeliverer(db, masterKey, () => new Date(Date.now() + 60_000), {
+        pollIntervalMs: 10,
+      });
+      deliverer.start();
+      for (let i = 0; i < 400 && receiver.open === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(receiver.open, 1, 'the attempt reached the receiver');
+      await deliverer.stop();
+      const [event] = await db.query<{ state: string; attempts: number; lease_owner: string | null }>(
+        'SELECT state, attempts, lease_owner FROM events WHERE ticket_id = $1',
+        [id],
+      );
+      assert.deepEqual(event, { state: 'pending', attempts: 0, lease_owner: null });
     });
 
     it('a redirect is an answer to retry: its Location is never called', async () => {
