@@ -5,6 +5,7 @@ import { txidOf } from '../crypto/txid.js';
 import { classifyOutput } from './output-kind.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';
+import { checkTxShape } from './tx-shape.js';
 
 export interface TokenOutputOut {
   readonly vout: number;
@@ -31,6 +32,8 @@ export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTrans
   if (raw.length > limits.maxTxBytes) {
     return refuse('LIMIT_EXCEEDED', `transaction is ${raw.length} bytes (at most ${limits.maxTxBytes})`);
   }
+  const shape = checkTxShape(raw);
+  if (!shape.ok) return refuse('INVALID_TX', `transaction does not parse: ${shape.reason}`);
   let tx: Transaction;
   try {
     const reader = new Utils.ReaderUint8Array(raw);

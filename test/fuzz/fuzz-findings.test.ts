@@ -1,11 +1,12 @@
 // Found by the HTTP fuzz suite: text with a NUL byte reaching PostgreSQL (which refuses it in
-// a text value) answered 500. Such text is a 4xx wherever it can come in.
+// a text value) answered 500; a 15-byte rawtx announcing 3.6 billion inputs ran the service
+// out of memory. Each is a 4xx now.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { http } from '../e2e/e2e-http.js';
+import { assertProblem, http } from '../e2e/e2e-http.js';
 import { startTestService, type TestService } from '../e2e/support.js';
 
-describe('a NUL byte in request text', () => {
+describe('requests the fuzz suite found answered 500 or worse', () => {
   let t: TestService;
   before(async () => {
     t = await startTestService(['--no-rate-limit-enabled']);
@@ -22,5 +23,15 @@ describe('a NUL byte in request text', () => {
   it('a key named with a NUL byte is a 400', async () => {
     const res = await http(t.url, 'POST', '/v2/admin/keys', { key: t.adminKey, body: { name: 'a\u0000b' } });
     assert.equal(res.status, 400, res.text);
+  });
+
+  it('a rawtx whose input count the bytes cannot hold is a 400 INVALID_TX on v1 and v2', async () => {
+    for (const path of ['/v1/transfer', '/v2/transfer']) {
+      const res = await http(t.url, 'POST', path, {
+        key: t.adminKey,
+        body: { rawtx: '5524df5ce5fad692163b' },
+      });
+      assertProblem(res, 400, 'INVALID_TX');
+    }
   });
 });
