@@ -339,6 +339,23 @@ function parseRoute(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(post, get);
 }
 
+/** API keys made with odd names and scopes, and revoked by IDs that are none. */
+function adminKeysRoute(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
+  const create = fc
+    .record(
+      {
+        name: fc.oneof(smallText, text),
+        scopes: fc.oneof(fc.array(smallText, { maxLength: 4 }), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    )
+    .chain((b) => withHeaders(world, 'POST', '/v2/admin/keys', JSON.stringify(b)));
+  const revoke = fc
+    .oneof(smallText, fc.uuid())
+    .chain((id) => withHeaders(world, 'DELETE', `/v2/admin/keys/${encodeURIComponent(id)}`));
+  return fc.oneof(create, revoke);
+}
+
 /** Every kind of request, weighted towards the routes that take the most input. */
 export function requestArb(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(
@@ -347,5 +364,6 @@ export function requestArb(world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     { weight: 1, arbitrary: historyRoute(world) },
     { weight: 4, arbitrary: transferRoute(world) },
     { weight: 2, arbitrary: parseRoute(world) },
+    { weight: 1, arbitrary: adminKeysRoute(world) },
   );
 }

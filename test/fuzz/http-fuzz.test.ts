@@ -2,7 +2,7 @@
 // a 4xx with a problem body whose code is in the registry, never a 5xx; afterwards the balances
 // and the supply are what they were (but for transfers the service accepted).
 // FUZZ_RUNS sets the number of requests (default 10,000; LONG=1: 100,000), FUZZ_SECONDS the time
-// after which no new run starts (default 60; LONG=1: 1,800), FUZZ_SEED the seed.
+// after which no new run starts (default 75; LONG=1: 1,800), FUZZ_SEED the seed.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -16,7 +16,7 @@ import { party } from '../support/token-world.js';
 import { type FuzzRequest, type FuzzWorld, requestArb } from './http-arbitraries.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? (process.env.LONG === '1' ? 100_000 : 10_000));
-const SECONDS = Number(process.env.FUZZ_SECONDS ?? (process.env.LONG === '1' ? 1800 : 60));
+const SECONDS = Number(process.env.FUZZ_SECONDS ?? (process.env.LONG === '1' ? 1800 : 75));
 /** Requests sent at once in one property run. */
 const BATCH = 8;
 
