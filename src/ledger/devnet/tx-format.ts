@@ -1,7 +1,9 @@
 // What a broadcast may carry, as ARC accepts it: a raw transaction, the extended format
 // (BRC-30, parents' scripts and satoshis after each input) or BEEF (BRC-62/95/96, the
 // transaction with its ancestors). Each becomes the standard serialization and its txid.
+
 import { Beef, Transaction, Utils } from '@bsv/sdk';
+import { checkTxShape } from '../../domain/tx-shape.js';
 import { txidOf } from './hashing.js';
 
 export interface ParsedTx {
@@ -27,6 +29,9 @@ const BEEF_MAGICS = new Set([0xefbe0001, 0xefbe0002, 0x01010101]);
 
 /** Standard serialization only; refuses trailing bytes. Throws on anything else. */
 export function parseRawTransaction(raw: Uint8Array): ParsedTx {
+  // Counts the bytes cannot hold would make @bsv/sdk's reader allocate without bound.
+  const shape = checkTxShape(raw);
+  if (!shape.ok) throw new Error(shape.reason);
   const reader = new Utils.ReaderUint8Array(raw);
   const tx = Transaction.fromReader(reader);
   if (reader.pos !== raw.length) throw new Error(`${raw.length - reader.pos} bytes after the transaction`);
