@@ -91,7 +91,17 @@ describe('devnet blocks', () => {
         });
       });
       await devnet.broadcast(tx.raw);
-      assert.equal((await seen).kind, 'mined');
+      // The devnet's interval timer is unref'd (it never keeps a process alive); this deadline
+      // keeps the event loop alive while the test waits, and fails the test if no block comes.
+      let deadline: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error('no block mined within 10 s')), 10_000);
+      });
+      try {
+        assert.equal((await Promise.race([seen, timeout])).kind, 'mined');
+      } finally {
+        clearTimeout(deadline);
+      }
     } finally {
       await devnet.close();
     }
