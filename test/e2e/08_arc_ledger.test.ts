@@ -4,23 +4,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
-import { hash160 } from '../../src/crypto/hash.js';
-import { bytesEqual, toHex } from '../../src/domain/script-chunks.js';
-import { buildP2pkhScript } from '../../src/domain/token-script.js';
-import { startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
-import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
+import { toHex } from '../../src/domain/script-chunks.js';
+import type { Devnet } from '../../src/ledger/devnet/devnet.js';
+import { type Ledger, startLedger } from '../scale/scale-support.js';
 import { party } from '../support/token-world.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
 
 describe('tokenproxy over ARC (the devnet behind its ARC API)', () => {
-  const operator = {
-    approver: party('arc approver'),
-    mint: party('arc mint'),
-    fee: party('arc fee'),
-    funding: party('arc funding'),
-  };
+  // startLedger('arc') gives the operator these keys (and the flags naming them).
+  const approver = party('arc approver');
+  let ledger: Ledger;
   let devnet: Devnet;
-  let arc: { url: string; close(): Promise<void> };
   let t: TestService;
   let restore: () => void;
   const alice = party('arc alice');
@@ -34,37 +28,16 @@ describe('tokenproxy over ARC (the devnet behind its ARC API)', () => {
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
 
   before(async () => {
-    const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
-    devnet = await createDevnet({
-      genesis: [{ lockingScript: fundingScript, satoshis: 5_000_000_000n }],
-      blockIntervalMs: 0,
-    });
-    arc = await startArcServer({ devnet, host: '127.0.0.1' });
-    const coin = devnet.utxos().find((u) => bytesEqual(u.lockingScript, fundingScript))!;
-    t = await startTestService([
-      '--arc-url',
-      arc.url,
-      '--genesis-funding',
-      `${coin.txid}_${coin.vout}:${coin.satoshis}`,
-      '--approver-key',
-      toHex(operator.approver.privateKey),
-      '--mint-key',
-      toHex(operator.mint.privateKey),
-      '--fee-key',
-      toHex(operator.fee.privateKey),
-      '--funding-key',
-      toHex(operator.funding.privateKey),
-      '--tracker-poll-ms',
-      '200',
-    ]);
+    ledger = await startLedger('arc');
+    devnet = ledger.devnet;
+    t = await startTestService([...ledger.flags, '--tracker-poll-ms', '200']);
     restore = redirectClientTo(t.url);
   });
 
   after(async () => {
     restore?.();
     await t?.stop();
-    await arc?.close();
-    await devnet?.close();
+    await ledger?.close();
   });
 
   it('deploys the token from the named coin and follows the deploy to MINED', async () => {
@@ -78,7 +51,7 @@ describe('tokenproxy over ARC (the devnet behind its ARC API)', () => {
       );
       return rows[0]?.state === 'mined' ? true : undefined;
     }, 'the deploy recorded as mined');
-    assert.equal(t.service.parts.token.approver, toHex(operator.approver.publicKey));
+    assert.equal(t.service.parts.token.approver, toHex(approver.publicKey));
   });
 
   it('mints, and a reference-client transfer reaches MINED through ARC', async () => {
