@@ -5,6 +5,7 @@
 import { Beef, Transaction, Utils } from '@bsv/sdk';
 import { checkTxShape } from '../../domain/tx-shape.js';
 import { txidOf } from './hashing.js';
+import { ATOMIC_BEEF, BEEF_V1, BEEF_V2, checkBeefShape, efToRaw } from './submission-shape.js';
 
 export interface ParsedTx {
   readonly txid: string;
@@ -25,7 +26,7 @@ export type DecodedSubmission =
   | { readonly ok: false; readonly reason: string };
 
 const EF_MARKER = Buffer.from('0000000000ef', 'hex');
-const BEEF_MAGICS = new Set([0xefbe0001, 0xefbe0002, 0x01010101]);
+const BEEF_MAGICS = new Set([BEEF_V1, BEEF_V2, ATOMIC_BEEF]);
 
 /** Standard serialization only; refuses trailing bytes. Throws on anything else. */
 export function parseRawTransaction(raw: Uint8Array): ParsedTx {
@@ -42,9 +43,9 @@ export function decodeSubmission(bytes: Uint8Array): DecodedSubmission {
   try {
     if (bytes.length >= 4 && BEEF_MAGICS.has(Buffer.from(bytes).readUInt32LE(0))) return decodeBeef(bytes);
     if (bytes.length >= 10 && Buffer.from(bytes.subarray(4, 10)).equals(EF_MARKER)) {
-      const tx = Transaction.fromEF(bytes);
-      const raw = new Uint8Array(tx.toBinary());
-      return { ok: true, format: 'ef', tx: parseRawTransaction(raw) };
+      const standard = efToRaw(bytes);
+      if (!standard.ok) return { ok: false, reason: `transaction cannot be parsed: ${standard.reason}` };
+      return { ok: true, format: 'ef', tx: parseRawTransaction(standard.raw) };
     }
     return { ok: true, format: 'raw', tx: parseRawTransaction(bytes) };
   } catch (err) {
@@ -56,6 +57,8 @@ export function decodeSubmission(bytes: Uint8Array): DecodedSubmission {
 }
 
 function decodeBeef(bytes: Uint8Array): DecodedSubmission {
+  const shape = checkBeefShape(bytes);
+  if (!shape.ok) return { ok: false, reason: `BEEF cannot be parsed: ${shape.reason}` };
   const beef = Beef.fromBinary(bytes);
   const txs: ParsedTx[] = [];
   for (const btx of beef.txs) {
