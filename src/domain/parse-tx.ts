@@ -20,71 +20,17 @@ import {
   truthy,
 } from './client-script-reading.js';
 import { type ClientTransaction, readClientTransaction } from './client-transaction.js';
+import type {
+  AddressAmount,
+  Environment,
+  ParseRaw,
+  ParseResponse,
+  TokenData,
+  TxOperation,
+} from './parse-response.js';
+import type { SourceOutputs } from './parse-source-outputs.js';
 import { validateLikeClient } from './parse-tx-validity.js';
 import { toHex } from './script-chunks.js';
-
-export type TxOperation = 'transfer' | 'burn' | 'deploy' | 'mint' | 'redeem';
-export type Environment = 'production' | 'sandbox';
-
-/** The output an input spends, as the service can fetch it; null or absent: unknown. */
-export interface SourceOutput {
-  readonly lockingScript: Uint8Array;
-  readonly satoshis: bigint;
-}
-
-/** Keyed `<txid>_<vout>`. */
-export type SourceOutputs = ReadonlyMap<string, SourceOutput | null>;
-
-export interface AddressAmount {
-  readonly address: string;
-  /** null where the client's parseInt gives NaN (serialised as JSON null). */
-  readonly amount: bigint | null;
-}
-
-export interface TokenData {
-  readonly amount: bigint | null;
-}
-
-export interface RawParsedInput {
-  readonly txid: string;
-  readonly vout: number;
-  readonly scriptSig: string;
-  readonly sequence: number;
-  readonly address: string | undefined;
-  readonly satoshis: bigint;
-  readonly tokenData: TokenData | undefined;
-}
-
-export interface RawParsedOutput {
-  readonly value: bigint;
-  readonly scriptPubKey: string;
-  readonly address: string | undefined;
-  readonly tokenData: TokenData | undefined;
-}
-
-export interface ParseRaw {
-  readonly txHex: string;
-  readonly inputs: readonly RawParsedInput[];
-  readonly outputs: readonly RawParsedOutput[];
-  // Spec 2.7 fields the client does not produce:
-  readonly version: number;
-  readonly lockTime: number;
-  readonly size: number;
-  /** The transaction ID (display order), as `txid`. */
-  readonly hash: string;
-}
-
-export interface ParseResponse {
-  readonly txid: string;
-  readonly environment: Environment;
-  readonly type: TxOperation;
-  readonly inputs: readonly AddressAmount[];
-  readonly outputs: readonly AddressAmount[];
-  readonly isValid: boolean;
-  readonly inputTotal: string;
-  readonly outputTotal: string;
-  readonly raw?: ParseRaw;
-}
 
 interface ProcessedEntry {
   readonly address: string | undefined;
@@ -100,41 +46,6 @@ interface ProcessedSide {
 }
 
 const UNKNOWN_INPUT: ProcessedEntry = { address: undefined, amount: 0n, satoshis: 0n, inscription: null };
-
-/** The IDs of the transactions whose outputs `raw` spends (what the client fetches), once each. */
-export function sourceTxidsOf(raw: Uint8Array): string[] {
-  return [...new Set(readClientTransaction(raw).inputs.map((i) => i.sourceTxid))];
-}
-
-/**
- * The source outputs of `raw`'s inputs from the raw transactions the service would serve on
- * GET /v1/tx/{txid} (absent: the client gets none, the input is unknown).
- * @throws AppError INVALID_TX where an input names an output its known source transaction
- *   does not have: the client fails there.
- */
-export function sourceOutputsFrom(
-  raw: Uint8Array,
-  sourceTxs: ReadonlyMap<string, Uint8Array>,
-): SourceOutputs {
-  const found = new Map<string, SourceOutput | null>();
-  for (const { sourceTxid, sourceVout } of readClientTransaction(raw).inputs) {
-    const sourceTx = sourceTxs.get(sourceTxid);
-    const key = `${sourceTxid}_${sourceVout}`;
-    if (sourceTx === undefined) {
-      found.set(key, null);
-      continue;
-    }
-    const output = readClientTransaction(sourceTx).outputs[sourceVout];
-    if (output === undefined) {
-      throw new AppError(
-        'INVALID_TX',
-        `the reference client cannot parse this transaction: ${key} does not exist`,
-      );
-    }
-    found.set(key, { lockingScript: output.lockingScriptBytes, satoshis: output.satoshis });
-  }
-  return found;
-}
 
 /**
  * Parses a raw transaction as the client does.

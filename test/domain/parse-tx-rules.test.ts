@@ -1,7 +1,8 @@
 // The parse rules spelled out by hand, each also asked of the reference client where it matters.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseTransaction, sourceTxidsOf } from '../../src/domain/parse-tx.js';
+import { sourceTxidsOf } from '../../src/domain/parse-source-outputs.js';
+import { parseTransaction } from '../../src/domain/parse-tx.js';
 import { concatBytes, toHex } from '../../src/domain/script-chunks.js';
 import { AppError } from '../../src/errors/registry.js';
 import { checkParse, parseConfigOf, parseOurs } from '../support/client-agreement.js';

@@ -15,7 +15,8 @@ import {
   historyGroups,
   historySelection,
 } from '../../src/domain/history.js';
-import { type ParseResponse, parseTransaction } from '../../src/domain/parse-tx.js';
+import type { ParseResponse } from '../../src/domain/parse-response.js';
+import { parseTransaction } from '../../src/domain/parse-tx.js';
 import { toHex } from '../../src/domain/script-chunks.js';
 import { asClientJson, type FakeMneeApi, txidOf } from './client-fixtures.js';
 

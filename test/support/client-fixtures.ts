@@ -8,7 +8,7 @@ import { sha256d } from '../../src/crypto/hash.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
 import { readClientTransaction } from '../../src/domain/client-transaction.js';
 import type { HistoryOrder, HistorySyncRecord, SyncSelection } from '../../src/domain/history.js';
-import { type SourceOutputs, sourceOutputsFrom } from '../../src/domain/parse-tx.js';
+import { type SourceOutputs, sourceOutputsFrom } from '../../src/domain/parse-source-outputs.js';
 import { concatBytes, fromHex, OP, pushData, toHex } from '../../src/domain/script-chunks.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 

@@ -6,15 +6,9 @@
 import { type Static, Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import type { ClientTokenConfig } from '../../domain/client-script-reading.js';
-import {
-  type AddressAmount,
-  type ParseResponse,
-  parseTransaction,
-  type SourceOutputs,
-  sourceOutputsFrom,
-  sourceTxidsOf,
-  type TokenData,
-} from '../../domain/parse-tx.js';
+import type { AddressAmount, ParseResponse, TokenData } from '../../domain/parse-response.js';
+import { type SourceOutputs, sourceOutputsFrom, sourceTxidsOf } from '../../domain/parse-source-outputs.js';
+import { parseTransaction } from '../../domain/parse-tx.js';
 import { toHex } from '../../domain/script-chunks.js';
 import { AppError } from '../../errors/registry.js';
 import { rawTransaction } from '../../store/feed-queries.js';
