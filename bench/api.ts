@@ -18,9 +18,12 @@ import { unspentOutputs } from '../src/store/wallet-queries.js';
 import { mintTokens } from '../src/usecases/mint-tokens.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party } from '../test/support/token-world.js';
+import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 200);
+/** `balance` or `transfers` runs only that part (e.g. under --cpu-prof). */
+const ONLY = process.env.BENCH_ONLY;
 
 async function rps(url: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   const result = await autocannon({
@@ -151,21 +154,24 @@ async function transferBench(label: string, flags: string[]): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (performance.now() - started) / 1000;
+    const ceiling = ceilingOf(measureCryptoSpeed());
     latencies.sort((a, b) => a - b);
     const pct = (p: number) =>
       latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
     console.log(
-      `${label}: ${ticketIds.length} transfers to MINED in ${seconds.toFixed(1)} s = ${(ticketIds.length / seconds).toFixed(1)}/s; submit latency p50 ${pct(50)} ms, p99 ${pct(99)} ms`,
+      `${label}: ${ticketIds.length} transfers to MINED in ${seconds.toFixed(1)} s = ${(ticketIds.length / seconds).toFixed(1)}/s; submit latency p50 ${pct(50)} ms, p99 ${pct(99)} ms; crypto-only ceiling ${ceiling.toFixed(0)}/s (same run); ratio ${(ticketIds.length / seconds / ceiling).toFixed(3)}`,
     );
   } finally {
     await stop();
   }
 }
 
-await balanceBench();
-await transferBench('transfers, embedded (PGlite + devnet)', []);
+if (ONLY !== 'transfers') await balanceBench();
+if (ONLY !== 'balance') await transferBench('transfers, embedded (PGlite + devnet)', []);
 const pgUrl = process.env.TEST_DATABASE_URL;
-if (pgUrl !== undefined) {
+if (ONLY === 'balance') {
+  // done
+} else if (pgUrl !== undefined) {
   const name = `tokenproxy_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();

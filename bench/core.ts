@@ -3,9 +3,7 @@
 // and that figure as a fraction of the crypto-only ceiling: the signature operations one transfer
 // needs (2 owner verifies at validation; 3 signs: 2 cosigns + funding; 5 verifies of the result)
 // at libsecp256k1's measured speed.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { publicKeyOf, signDigest, verifyDigest } from '../src/crypto/secp256k1.js';
 import { completeTransfer } from '../src/domain/complete-transfer.js';
 import { requiredFunding } from '../src/domain/network-fee.js';
 import { parseTransfer } from '../src/domain/parse-transfer.js';
@@ -13,27 +11,16 @@ import { isRefusal } from '../src/domain/transfer-refusal.js';
 import { validateTransfer } from '../src/domain/validate-transfer.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party, TokenWorld } from '../test/support/token-world.js';
+import {
+  ceilingOf,
+  measureCryptoSpeed,
+  SIGNS_PER_TRANSFER,
+  VERIFIES_PER_TRANSFER,
+} from './crypto-ceiling.js';
 
 const N = Number(process.env.BENCH_TRANSFERS ?? 1000);
 const OPS = Number(process.env.BENCH_CRYPTO_OPS ?? 2000);
 const RATE = 50n;
-const SIGNS_PER_TRANSFER = 3;
-const VERIFIES_PER_TRANSFER = 7;
-
-function cryptoSecondsPerTransfer(): { sign: number; verify: number } {
-  const key = randomBytes(32);
-  const pub = publicKeyOf(key);
-  const digests = Array.from({ length: OPS }, () => randomBytes(32));
-  let t = performance.now();
-  const sigs = digests.map((d) => signDigest(d, key));
-  const sign = (performance.now() - t) / 1000 / OPS;
-  t = performance.now();
-  let ok = 0;
-  for (const [i, d] of digests.entries()) if (verifyDigest(sigs[i]!, d, pub)) ok++;
-  const verify = (performance.now() - t) / 1000 / OPS;
-  if (ok !== OPS) throw new Error('baseline verification failed');
-  return { sign, verify };
-}
 
 function prepare() {
   const world = new TokenWorld();
@@ -78,16 +65,16 @@ runTransfers(world, raws.slice(0, 20)); // warm-up
 const rounds: { sign: number; verify: number; perSecond: number; ratio: number }[] = [];
 const per = Math.floor(raws.length / ROUNDS);
 for (let r = 0; r < ROUNDS; r++) {
-  const before = cryptoSecondsPerTransfer();
+  const before = measureCryptoSpeed(OPS);
   const perSecond = runTransfers(world, raws.slice(r * per, (r + 1) * per));
-  const after = cryptoSecondsPerTransfer();
+  const after = measureCryptoSpeed(OPS);
   const sign = (before.sign + after.sign) / 2;
   const verify = (before.verify + after.verify) / 2;
-  const ceiling = 1 / (SIGNS_PER_TRANSFER * sign + VERIFIES_PER_TRANSFER * verify);
+  const ceiling = ceilingOf({ sign, verify });
   rounds.push({ sign, verify, perSecond, ratio: perSecond / ceiling });
 }
 const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
-const ceiling = 1 / (SIGNS_PER_TRANSFER * median.sign + VERIFIES_PER_TRANSFER * median.verify);
+const ceiling = ceilingOf(median);
 
 console.log(`rounds (ratio): ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}`);
 console.log(

@@ -109,6 +109,9 @@ export async function recordSubmission(tx: Queryable, s: Submission): Promise<vo
   });
 }
 
+/** Outputs written per INSERT statement (PostgreSQL takes at most 65,535 parameters). */
+const OUTPUTS_PER_INSERT = 1000;
+
 export interface FeedRecord {
   readonly txid: string;
   readonly rawTx: Uint8Array;
@@ -154,11 +157,23 @@ export async function insertFeedRecord(tx: Queryable, r: FeedRecord): Promise<vo
     [addresses, r.txid, r.score],
   );
   const outputState = r.state === 'mined' ? 'confirmed' : 'unconfirmed';
-  for (const o of r.outputs) {
+  for (let from = 0; from < r.outputs.length; from += OUTPUTS_PER_INSERT) {
+    const chunk = r.outputs.slice(from, from + OUTPUTS_PER_INSERT);
+    // $1-$4 are shared by every row, then six parameters per output.
+    const rows = chunk.map((_, i) => {
+      const p = 5 + i * 6;
+      return `($1, $${p}, $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $2, $3, $4)`;
+    });
     await tx.query(
       `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [r.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, outputState, r.score, r.now],
+       VALUES ${rows.join(', ')}`,
+      [
+        r.txid,
+        outputState,
+        r.score,
+        r.now,
+        ...chunk.flatMap((o) => [o.vout, o.owner, o.amount, o.op, o.script, o.satoshis]),
+      ],
     );
   }
 }
