@@ -14,6 +14,7 @@ const COMMANDS: Record<string, Command> = {
   burn: async (argv) => (await import('./cli/burn.js')).runBurn(argv),
   fund: async (argv) => (await import('./cli/fund.js')).runFund(argv),
   audit: async (argv) => (await import('./cli/audit.js')).runAudit(argv),
+  migrate: async (argv) => (await import('./cli/migrate.js')).runMigrate(argv),
 };
 
 export async function main(argv: readonly string[]): Promise<number> {
