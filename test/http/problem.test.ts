@@ -237,6 +237,22 @@ describe('problem mapping (pure)', () => {
     assert.equal(mapError(new AppError('FEE_TOO_LOW', 'fee'), 'r').internal, false);
   });
 
+  it('maps a database that cannot be reached to 503 NOT_READY, not a 500', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const shutdown = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+    });
+    for (const err of [refused, shutdown, new Error('Connection terminated unexpectedly')]) {
+      const mapped = mapError(err, 'r');
+      assert.equal(mapped.problem.code, 'NOT_READY', String(err));
+      assert.equal(mapped.problem.status, 503);
+      assert.equal(mapped.internal, false);
+    }
+    const unique = Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' });
+    assert.equal(mapError(unique, 'r').problem.code, 'INTERNAL');
+  });
+
   it('maps a Fastify-style 4xx error it does not know by status', () => {
     const mapped = mapError(Object.assign(new Error('Too many'), { statusCode: 429 }), 'r');
     assert.equal(mapped.problem.code, 'RATE_LIMITED');
