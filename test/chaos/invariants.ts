@@ -25,13 +25,15 @@ export interface Expected {
   readonly accepted: readonly string[];
   /** Of those, the ones allowed to end FAILED (the rest must end MINED). */
   readonly mayFail?: ReadonlySet<string>;
+  /** Transactions on the ledger that are not the service's (a rival the scenario mined). */
+  readonly outsiders?: ReadonlySet<string>;
 }
 
 /** Every check below, in order. */
 export async function expectInvariants(o: Observed, expected: Expected): Promise<void> {
   await expectNoTicketLost(o.db, expected);
   await expectNoOutputBothSpentAndUnspent(o.db);
-  await expectStoreAndLedgerAgree(o);
+  await expectStoreAndLedgerAgree(o, expected.outsiders);
   await expectSupplyUnchanged(o);
 }
 
@@ -95,7 +97,10 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
  * it, the ledger holds no transaction the store does not know, and the ledger's unspent token
  * outputs are exactly the index's.
  */
-export async function expectStoreAndLedgerAgree(o: Observed): Promise<void> {
+export async function expectStoreAndLedgerAgree(
+  o: Observed,
+  outsiders: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const { db, devnet } = o;
   const rows = await db.query<{ txid: string; state: string }>('SELECT txid, state FROM transactions');
   for (const row of rows) {
@@ -110,7 +115,16 @@ export async function expectStoreAndLedgerAgree(o: Observed): Promise<void> {
       assert.equal(status.kind, 'mined', `${row.txid} is mined in the store, ${status.kind} on the ledger`);
     }
   }
-  await expectLedgerHoldsOnlyKnown(db, devnet);
+  await expectLedgerHoldsOnlyKnown(db, devnet, outsiders);
+  const unspent = new Set(devnet.utxos().map((u) => `${u.txid}_${u.vout}`));
+  const available = await db.query<{ txid: string; vout: number }>(
+    "SELECT txid, vout FROM funding_outputs WHERE state = 'available'",
+  );
+  for (const f of available)
+    assert.ok(
+      unspent.has(`${f.txid}_${f.vout}`),
+      `funding output ${f.txid}_${f.vout} available but not unspent on the ledger`,
+    );
   const onChain = devnet
     .utxos()
     .flatMap((u) => {
