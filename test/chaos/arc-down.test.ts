@@ -78,9 +78,12 @@ describe(`chaos: ARC down for ${DOWN_MS / 1000} s mid-stream, then back`, () => 
     await down;
     // The rest spread over the whole outage (the fee rate the service cached goes stale meanwhile).
     const spacing = DOWN_MS / (queue.length + 1);
+    const duringOutage: string[] = [];
     for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
       await new Promise((r) => setTimeout(r, spacing));
-      take(i, await submitTransfer(url, stream.key, stream.rawtxs[i]!));
+      const answer = await submitTransfer(url, stream.key, stream.rawtxs[i]!);
+      take(i, answer);
+      if (answer.status === 200) duringOutage.push(answer.text);
     }
     for (const { i, answer } of refused) {
       assert.equal(answer.status, 503, `transfer ${i}: ${answer.status} ${answer.text}`);
@@ -101,7 +104,23 @@ describe(`chaos: ARC down for ${DOWN_MS / 1000} s mid-stream, then back`, () => 
       "SELECT txid, status FROM tickets WHERE status NOT IN ('MINED', 'FAILED')",
     );
     for (const row of held) assert.notEqual(row.status, 'MINED');
-    tc.diagnostic(`${held.length} tickets waiting when ARC comes back`);
+    // Accepted while ARC was down: recorded, waiting BROADCASTING, unknown to the ledger.
+    const waiting = await stream.observed.db.query<{ txid: string; status: string }>(
+      'SELECT txid, status FROM tickets WHERE id = ANY($1)',
+      [duringOutage],
+    );
+    assert.equal(waiting.length, duringOutage.length);
+    for (const row of waiting) {
+      assert.equal(row.status, 'BROADCASTING', row.txid);
+      assert.equal(
+        (await devnet.status(row.txid)).kind,
+        'unknown',
+        `${row.txid} reached the ledger while ARC was down`,
+      );
+    }
+    tc.diagnostic(
+      `${held.length} tickets waiting when ARC comes back, ${duringOutage.length} of them accepted during the outage`,
+    );
 
     await ledger!.arcUp();
     for (const { i } of refused) {
