@@ -15,6 +15,7 @@ import { buildP2pkhScript } from './domain/token-script.js';
 import { ARC_CALLBACK_PATH } from './http/routes/arc-callback-routes.js';
 import { addressesOf, keysFromConfig, loadOrCreateKeyFile, type OperatorKeys } from './keys/operator-keys.js';
 import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
+import { cachedFeeRate } from './ledger/cached-fee-rate.js';
 import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
 import type { Ledger } from './ledger/port.js';
 import { instrumentLedger } from './metrics/ledger-metrics.js';
@@ -177,14 +178,4 @@ function fundingCoinOf(text: string | undefined): FundingCoin {
   const [outpoint, satoshis] = text.split(':') as [string, string];
   const cut = outpoint.lastIndexOf('_');
   return { txid: outpoint.slice(0, cut), vout: Number(outpoint.slice(cut + 1)), satoshis: BigInt(satoshis) };
-}
-
-function cachedFeeRate(ledger: Ledger, ttlMs: number): () => Promise<bigint> {
-  let cached: { rate: bigint; at: number } | null = null;
-  return async () => {
-    if (cached === null || Date.now() - cached.at > ttlMs) {
-      cached = { rate: (await ledger.feePolicy()).satoshisPerKb, at: Date.now() };
-    }
-    return cached.rate;
-  };
 }

@@ -3,6 +3,8 @@
 // everything else to a generic 500 that is logged with the request ID and never leaks.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors/registry.js';
+import { LedgerUnavailableError } from '../ledger/port.js';
+import { isDatabaseUnavailable } from '../store/sql-error.js';
 import { type Problem, problemOf, sendProblemBody } from './problem.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { describeIssue, validationIssues } from './validation.js';
@@ -60,6 +62,19 @@ export function mapError(error: unknown, requestId: string, bodyLimit?: number):
     return { problem: problemOf(error.code, error.message, error.extra), internal: error.status === 500 };
   }
   if (typeof error !== 'object' || error === null) return internal(requestId);
+  if (error instanceof LedgerUnavailableError) {
+    return {
+      problem: problemOf('LEDGER_UNAVAILABLE', 'The ledger cannot be reached; try again shortly'),
+      internal: false,
+    };
+  }
+  // The database down or restarting: a condition the client retries (Retry-After), not a bug.
+  if (isDatabaseUnavailable(error)) {
+    return {
+      problem: problemOf('NOT_READY', 'The database cannot be reached; try again shortly'),
+      internal: false,
+    };
+  }
   const e = error as FastifyLikeError;
 
   if (Array.isArray(e.validation)) {

@@ -66,15 +66,19 @@ export async function spendersOf(tx: Queryable, txid: string): Promise<string[]>
 }
 
 /**
- * The transaction will never be mined: its token inputs and funding output are released, the
- * outputs it would have created are removed, its record says failed. Fail its spenders first.
+ * The transaction will never be mined: its token inputs are released, and its funding output if
+ * the network never took it; the outputs it would have created are removed, its record says
+ * failed. Fail its spenders first.
  */
 export async function markFailed(tx: Queryable, ticketId: string, txid: string, now: Date): Promise<void> {
   await tx.query('SELECT txid FROM transactions WHERE txid = $1 FOR UPDATE', [txid]);
   await tx.query('SELECT txid FROM transaction_addresses WHERE txid = $1 FOR UPDATE', [txid]);
   await tx.query('UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL WHERE spent_by = $1', [txid]);
+  // Only a funding output the network never took goes back to the pool: one it took ('spent')
+  // may now be spent by the rival that won a reorg, and offered again it would fail every
+  // transfer that picked it.
   await tx.query(
-    "UPDATE funding_outputs SET state = 'available', reserved_by = NULL WHERE reserved_by = $1",
+    "UPDATE funding_outputs SET state = 'available', reserved_by = NULL WHERE reserved_by = $1 AND state = 'reserved'",
     [ticketId],
   );
   await tx.query('DELETE FROM token_outputs WHERE txid = $1', [txid]);

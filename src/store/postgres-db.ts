@@ -89,8 +89,15 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       scope.assertOutside('transaction');
       const client = await pool.connect();
-      const { tx, close } = closableTx((sql, params) => run(client, sql, params));
       let broken: Error | undefined;
+      // A checked-out client whose connection is cut between two queries (the server restarted)
+      // emits 'error' on itself, not on the pool: unheard, it would crash the process. The
+      // next query fails anyway, and the client is then released as broken.
+      const onLost = (err: Error) => {
+        broken ??= err;
+      };
+      client.on('error', onLost);
+      const { tx, close } = closableTx((sql, params) => run(client, sql, params));
       try {
         await client.query('BEGIN');
         const result = await scope.run(() => fn(tx));
@@ -106,6 +113,7 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
         throw err;
       } finally {
         close();
+        client.removeListener('error', onLost);
         client.release(broken);
       }
     },

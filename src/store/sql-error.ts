@@ -27,3 +27,42 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (sqlStateOf(err) !== SqlState.UNIQUE_VIOLATION) return false;
   return constraint === undefined || (err as { constraint?: unknown }).constraint === constraint;
 }
+
+/** SQLSTATEs of a server that is going away or not there yet (class 08, admin shutdown, starting up). */
+const UNAVAILABLE_STATES = /^(08...|57P01|57P02|57P03|53300)$/;
+/** Node's errors of a connection that cannot be made or was cut. */
+const UNAVAILABLE_SYSCALLS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+/** pg's own errors when a connection ends under a client. */
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+];
+
+/**
+ * True when err says the database cannot be reached (down, restarting, connection cut): a
+ * condition to answer 503 and retry, not a bug. Causes and AggregateErrors are looked into.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const state = sqlStateOf(err);
+  if (state !== undefined) return UNAVAILABLE_STATES.test(state);
+  const { code, message, cause, errors } = err as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string' && UNAVAILABLE_SYSCALLS.has(code)) return true;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+  if (Array.isArray(errors) && errors.some((e) => isDatabaseUnavailable(e, depth + 1))) return true;
+  return isDatabaseUnavailable(cause, depth + 1);
+}

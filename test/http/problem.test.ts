@@ -5,6 +5,7 @@ import { AppError, ERRORS } from '../../src/errors/registry.js';
 import { mapError } from '../../src/http/error-handler.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, problemTypeOf, sendProblem } from '../../src/http/problem.js';
 import { problemResponses } from '../../src/http/schemas/common.js';
+import { LedgerUnavailableError } from '../../src/ledger/port.js';
 import { PROBLEM_KEYS, type TestApp, testApp } from './support.js';
 
 function assertProblem(
@@ -235,6 +236,29 @@ describe('problem mapping (pure)', () => {
     assert.equal(mapError(new AppError('INTERNAL', 'bug'), 'r').internal, true);
     assert.equal(mapError(new AppError('LEDGER_UNAVAILABLE', 'arc down'), 'r').internal, false);
     assert.equal(mapError(new AppError('FEE_TOO_LOW', 'fee'), 'r').internal, false);
+  });
+
+  it('maps a LedgerUnavailableError that reaches it to 503 LEDGER_UNAVAILABLE, not a 500', () => {
+    const mapped = mapError(new LedgerUnavailableError('ARC at http://x unavailable'), 'r');
+    assert.equal(mapped.problem.code, 'LEDGER_UNAVAILABLE');
+    assert.equal(mapped.problem.status, 503);
+    assert.equal(mapped.internal, false);
+  });
+
+  it('maps a database that cannot be reached to 503 NOT_READY, not a 500', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const shutdown = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+    });
+    for (const err of [refused, shutdown, new Error('Connection terminated unexpectedly')]) {
+      const mapped = mapError(err, 'r');
+      assert.equal(mapped.problem.code, 'NOT_READY', String(err));
+      assert.equal(mapped.problem.status, 503);
+      assert.equal(mapped.internal, false);
+    }
+    const unique = Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' });
+    assert.equal(mapError(unique, 'r').problem.code, 'INTERNAL');
   });
 
   it('maps a Fastify-style 4xx error it does not know by status', () => {

@@ -200,6 +200,41 @@ describe('devnet reorg', () => {
     }
   });
 
+  it('with leaveInMempool, mines empty blocks: the transactions wait in the mempool until the next block', async () => {
+    const devnet = await openDevnet();
+    try {
+      const coins = genesisCoins(devnet);
+      const [a] = await chainOf(devnet, coins[0]!, 1);
+      await devnet.mine();
+      const [b] = await chainOf(devnet, coins[2]!, 1);
+      await devnet.mine();
+      const kinds: string[] = [];
+      devnet.subscribe((txid, s) => kinds.push(`${txid === a ? 'a' : 'b'}:${s.kind}`));
+      const result = await devnet.reorg(2, { leaveInMempool: true });
+      assert.deepEqual(
+        result.connected.map((block) => block.txids.length),
+        [1, 1],
+        'coinbase only',
+      );
+      assert.equal(devnet.blocks().length, 3);
+      assert.deepEqual(new Set(devnet.mempoolTxids()), new Set([a, b]));
+      assert.equal((await devnet.status(a!)).kind, 'mempool');
+      assert.equal(devnet.isInStaleBlock(a!), true);
+      assert.deepEqual(kinds, ['b:mempool', 'a:mempool']);
+      await assertUtxoConsistent(devnet);
+      const [next] = await devnet.mine();
+      assert.equal(mined(await devnet.status(a!)).blockHash, next!.hash);
+      assert.equal(mined(await devnet.status(b!)).height, 3);
+      await assertUtxoConsistent(devnet);
+      await assert.rejects(
+        devnet.reorg(1, { leaveInMempool: true, include: [new Uint8Array(10)] }),
+        RangeError,
+      );
+    } finally {
+      await devnet.close();
+    }
+  });
+
   it('refuses to disconnect the genesis block or to drop what it does not hold', async () => {
     const devnet = await openDevnet();
     try {

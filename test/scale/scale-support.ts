@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { hash160 } from '../../src/crypto/hash.js';
 import { bytesEqual, toHex } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
-import { startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
+import { type ArcServer, startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { party } from '../support/token-world.js';
@@ -49,6 +49,10 @@ export interface Ledger {
   readonly arcUrl: string;
   /** The operator's flags: keys, ARC, the coin the first instance deploys from. */
   readonly flags: readonly string[];
+  /** Closes the ARC server (the devnet keeps its state): ARC is down until arcUp(). */
+  arcDown(): Promise<void>;
+  /** Starts the ARC server again on the same port. */
+  arcUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,7 +76,8 @@ export async function startLedger(
     blockIntervalMs: 0,
     ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
   });
-  const arc = await startArcServer({ devnet, host: '127.0.0.1' });
+  let arc: ArcServer | null = await startArcServer({ devnet, host: '127.0.0.1' });
+  const { url: arcUrl, port: arcPort } = arc;
   const coins = devnet
     .utxos()
     .filter((u) => bytesEqual(u.lockingScript, fundingScript))
@@ -82,10 +87,10 @@ export async function startLedger(
   return {
     devnet,
     coins,
-    arcUrl: arc.url,
+    arcUrl,
     flags: [
       '--arc-url',
-      arc.url,
+      arcUrl,
       '--genesis-funding',
       `${coin.txid}_${coin.vout}:${coin.satoshis}`,
       '--approver-key',
@@ -99,8 +104,15 @@ export async function startLedger(
       '--master-key',
       toHex(party(`${label} master`).privateKey),
     ],
+    async arcDown() {
+      await arc?.close();
+      arc = null;
+    },
+    async arcUp() {
+      arc ??= await startArcServer({ devnet, host: '127.0.0.1', port: arcPort });
+    },
     async close() {
-      await arc.close();
+      await arc?.close();
       await devnet.close();
     },
   };

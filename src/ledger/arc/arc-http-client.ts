@@ -83,17 +83,16 @@ export class ArcHttpClient {
     return base * (0.75 + 0.5 * (this.opts.random ?? Math.random)());
   }
 
+  /** Waits `ms`, or less when closed; the abort listener goes with the wait (one per retry would pile up). */
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.stop.signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
+      const done = () => {
+        clearTimeout(timer);
+        this.stop.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.stop.signal.addEventListener('abort', done, { once: true });
     });
   }
 }

@@ -43,6 +43,11 @@ export interface ReorgOptions {
   readonly drop?: readonly string[];
   /** Raw transactions mined in the new chain, replacing whatever mempool transaction they conflict with. */
   readonly include?: readonly Uint8Array[];
+  /**
+   * The new chain's blocks are empty (a competing miner that had none of them): the disconnected
+   * transactions wait in the mempool, MINED_IN_STALE_BLOCK, until the next mine(). Not with `include`.
+   */
+  readonly leaveInMempool?: boolean;
 }
 
 export interface ReorgResult {

@@ -171,6 +171,11 @@ class EmbeddedDevnet implements Devnet {
         throw new RangeError(`cannot drop ${txid}: not in the mempool nor in the last ${depth} blocks`);
       }
     }
+    if (opts.leaveInMempool === true && (opts.include ?? []).length > 0) {
+      throw new RangeError(
+        'include mines transactions in the new chain; leaveInMempool leaves its blocks empty',
+      );
+    }
     const include: ParsedTx[] = (opts.include ?? []).map((raw) => {
       const decoded = decodeSubmission(raw);
       if (!decoded.ok) throw new RangeError(decoded.reason);
@@ -196,7 +201,8 @@ class EmbeddedDevnet implements Devnet {
           evicted.push(...this.evict([...rivals], `replaced by ${parsed.txid} in a devnet reorg`));
         included.push(this.submit(parsed));
       }
-      for (let i = 0; i < depth; i++) connected.push(this.connect());
+      const empty = opts.leaveInMempool === true ? [] : undefined;
+      for (let i = 0; i < depth; i++) connected.push(this.connect(undefined, empty));
     } finally {
       const entries = this.batch;
       this.batch = null;
@@ -265,11 +271,12 @@ class EmbeddedDevnet implements Devnet {
     return { ok: true, txid: parsed.txid, status: { kind: 'mempool' } };
   }
 
-  private connect(genesis?: readonly GenesisOutput[]): MinedBlock {
+  /** Mines a block of `txids` (default: the whole mempool; none for the genesis block). */
+  private connect(genesis?: readonly GenesisOutput[], txids?: readonly string[]): MinedBlock {
     const spec = {
       time: this.blockTime(),
       serial: this.serial++,
-      txids: genesis === undefined ? [...this.state.mempool.keys()] : [],
+      txids: genesis !== undefined ? [] : txids !== undefined ? [...txids] : [...this.state.mempool.keys()],
       ...(genesis !== undefined && { coinbaseOutputs: coinbaseOutputsOfGenesis(genesis) }),
     };
     const changes = this.state.connect(spec);
