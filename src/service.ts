@@ -22,6 +22,7 @@ import { addressesOf } from './keys/operator-keys.js';
 import { fundingAlert } from './metrics/funding-alert.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
+import { databaseReadiness } from './store/db-readiness.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
 import { startTracker } from './usecases/track-tickets.js';
@@ -107,7 +108,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         config,
         logger,
         apiKeys,
-        readiness: async () => ({ ready: true }),
+        readiness: databaseReadiness(db),
         version,
         ...(rateLimit !== undefined && { rateLimit }),
         metrics: parts.metrics,
