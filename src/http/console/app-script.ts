@@ -86,10 +86,16 @@ function changed(panel, data) {
   return true;
 }
 
-function sparkline(title, values, labels) {
-  const w = 300, h = 90, pad = 4;
+/** The width the chart gets on screen, so that the SVG is drawn 1:1 (text keeps its size). */
+function widthOf(id, parts, fallback) {
+  const width = $(id).clientWidth;
+  return width > 0 ? Math.floor(width / parts) - (parts > 1 ? 10 : 0) : fallback;
+}
+
+function sparkline(title, values, labels, w) {
+  const h = 90, pad = 4;
   const box = el('div', {}, el('div', { className: 'chart-title', text: title }));
-  const chart = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, role: 'img', 'aria-label': title });
+  const chart = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, width: w, height: h, role: 'img', 'aria-label': title });
   const min = Math.min(...values), max = Math.max(...values);
   const span = max - min || 1;
   const x = (i) => pad + (values.length < 2 ? 0 : (i * (w - 2 * pad)) / (values.length - 1));
@@ -104,9 +110,9 @@ function sparkline(title, values, labels) {
   return box;
 }
 
-function stackedBars(points) {
-  const w = 900, h = 140, pad = 4;
-  const chart = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, role: 'img', 'aria-label': 'tickets created per interval, by status' });
+function stackedBars(points, w) {
+  const h = 140, pad = 4;
+  const chart = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, width: w, height: h, role: 'img', 'aria-label': 'tickets created per interval, by status' });
   const totals = points.map((p) => STATUSES.reduce((s, k) => s + p.counts[k], 0));
   const max = Math.max(1, ...totals);
   const slot = (w - 2 * pad) / Math.max(1, points.length);
@@ -118,7 +124,8 @@ function stackedBars(points) {
       if (n === 0) continue;
       const height = (n / max) * (h - 32);
       base -= height;
-      const bar = svg('rect', { x: (pad + i * slot + 1).toFixed(1), y: base.toFixed(1), width: Math.max(1, slot - 2).toFixed(1), height: height.toFixed(1), class: 'bar s-' + status });
+      const barWidth = Math.min(24, Math.max(1, slot - 2));
+      const bar = svg('rect', { x: (pad + i * slot + (slot - barWidth) / 2).toFixed(1), y: base.toFixed(1), width: barWidth.toFixed(1), height: height.toFixed(1), class: 'bar s-' + status });
       const tip = svg('title'); tip.textContent = status + ': ' + n;
       bar.append(tip);
       chart.append(bar);
@@ -130,20 +137,20 @@ function stackedBars(points) {
   const end = svg('text', { x: w - pad, y: h - 4, 'text-anchor': 'end' });
   end.textContent = points.length ? when(new Date(points[points.length - 1].at * 1000).toISOString()) : '';
   chart.append(top, start, end);
-  const legend = el('div', { className: 'legend' }, ...STATUSES.map((s) => el('span', {}, el('span', { className: 'swatch s-' + s }), s)));
-  return el('div', {}, chart, legend);
+  return chart;
 }
 
 function renderSupply(s) {
   for (const name of ['genesis', 'circulating', 'treasury', 'burned', 'redeemed']) showAmount('supply-' + name, s[name]);
   const pts = s.history.points;
+  const w = widthOf('supply-charts', 3, 300);
   const charts = ['circulating', 'treasury', 'burned'].map((name) => {
     const values = pts.map((p) => p[name].atomic);
     const tokens = pts.map((p) => p[name].tokens);
     let lo = 0, hi = 0;
     values.forEach((v, i) => { if (v < values[lo]) lo = i; if (v > values[hi]) hi = i; });
     return sparkline(name + ' (per ' + s.history.bucketSeconds + ' s)', values.length ? values : [0],
-      { min: values.length ? group(tokens[lo]) : '0', max: values.length ? group(tokens[hi]) : '0' });
+      { min: values.length ? group(tokens[lo]) : '0', max: values.length ? group(tokens[hi]) : '0' }, w);
   });
   $('supply-charts').replaceChildren(...charts);
 }
@@ -151,7 +158,7 @@ function renderSupply(s) {
 function renderTickets(t) {
   $('ticket-counts').replaceChildren(...STATUSES.map((s) =>
     el('div', {}, el('dt', {}, el('span', { className: 'swatch s-' + s }), s), el('dd', { id: 'tickets-' + s, text: String(t.counts[s]) }))));
-  $('tickets-chart').replaceChildren(stackedBars(t.timeline));
+  $('tickets-chart').replaceChildren(stackedBars(t.timeline, widthOf('tickets-chart', 1, 900)));
   replaceRows($('failed-tickets'), t.failed.map((f) => el('tr', {},
     el('td', {}, el('code', { text: f.id })), el('td', {}, el('code', { text: short(f.txid), title: f.txid })),
     el('td', { text: f.errors || '' }), el('td', { text: when(f.updatedAt) }))), 'No failed tickets.');
@@ -231,7 +238,7 @@ async function refresh() {
   const error = $('refresh-error');
   error.hidden = failures.length === 0;
   error.textContent = failures.join('; ');
-  setText('updated', 'updated ' + new Date().toLocaleTimeString());
+  setText('updated', 'updated ' + when(new Date().toISOString()).slice(11));
   document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || 0) + 1);
 }
 

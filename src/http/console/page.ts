@@ -17,6 +17,7 @@ export const CONSOLE_PAGE = `<!doctype html>
   <h1>tokenproxy <span class="muted">console</span></h1>
   <span id="env" class="tag" hidden></span>
   <span id="updated" class="muted"></span>
+  <span class="muted">times in UTC</span>
   <button id="signout" type="button" hidden>Sign out</button>
 </header>
 
@@ -34,7 +35,7 @@ export const CONSOLE_PAGE = `<!doctype html>
 <main id="app" hidden>
   <p id="refresh-error" class="error" role="alert" hidden></p>
   <div class="grid">
-    <section class="panel" id="supply-panel">
+    <section class="panel span2" id="supply-panel">
       <h2>Supply</h2>
       <dl class="figures">
         <div><dt>Genesis</dt><dd id="supply-genesis">–</dd></div>
@@ -68,19 +69,6 @@ export const CONSOLE_PAGE = `<!doctype html>
       <tbody id="failed-tickets"></tbody></table>
     </section>
 
-    <section class="panel" id="deliveries-panel">
-      <h2>Callback deliveries <span class="muted">(24 h)</span></h2>
-      <dl class="figures">
-        <div><dt>Attempts</dt><dd id="deliveries-attempts">–</dd></div>
-        <div><dt>Success rate</dt><dd id="deliveries-rate">–</dd></div>
-        <div><dt>Latency p50 / p90 / p99</dt><dd id="deliveries-latency">–</dd></div>
-        <div><dt>Events pending / dead</dt><dd id="deliveries-events">–</dd></div>
-      </dl>
-      <h3>Failing receivers</h3>
-      <table><thead><tr><th>Origin</th><th>Failures</th><th>Last error</th></tr></thead>
-      <tbody id="failing-receivers"></tbody></table>
-    </section>
-
     <section class="panel" id="chain-panel">
       <h2>Chain <span id="chain-ledger" class="tag">–</span></h2>
       <dl class="figures">
@@ -96,15 +84,20 @@ export const CONSOLE_PAGE = `<!doctype html>
       <tbody id="chain-blocks"></tbody></table>
     </section>
 
-    <section class="panel wide" id="search-panel">
-      <h2>Search</h2>
-      <form id="search-form" class="inline" autocomplete="off">
-        <input id="search-q" name="q" placeholder="address, txid, ticket ID or txid:vout" spellcheck="false" required>
-        <button type="submit">Search</button>
-      </form>
-      <p id="search-error" class="error" role="alert" hidden></p>
-      <div id="search-result"></div>
+    <section class="panel" id="deliveries-panel">
+      <h2>Callback deliveries <span class="muted">(24 h)</span></h2>
+      <dl class="figures">
+        <div><dt>Attempts</dt><dd id="deliveries-attempts">–</dd></div>
+        <div><dt>Success rate</dt><dd id="deliveries-rate">–</dd></div>
+        <div><dt>Latency p50 / p90 / p99</dt><dd id="deliveries-latency">–</dd></div>
+        <div><dt>Events pending / dead</dt><dd id="deliveries-events">–</dd></div>
+      </dl>
+      <h3>Failing receivers</h3>
+      <table><thead><tr><th>Origin</th><th>Failures</th><th>Last error</th></tr></thead>
+      <tbody id="failing-receivers"></tbody></table>
     </section>
+
+
 
     <section class="panel" id="mint-panel">
       <h2>Mint and burn</h2>
@@ -124,6 +117,16 @@ export const CONSOLE_PAGE = `<!doctype html>
         <button type="submit">Burn</button>
       </form>
       <p id="burn-result" class="result" role="status"></p>
+    </section>
+
+    <section class="panel wide" id="search-panel">
+      <h2>Search</h2>
+      <form id="search-form" class="inline" autocomplete="off">
+        <input id="search-q" name="q" placeholder="address, txid, ticket ID or txid:vout" spellcheck="false" required>
+        <button type="submit">Search</button>
+      </form>
+      <p id="search-error" class="error" role="alert" hidden></p>
+      <div id="search-result"></div>
     </section>
 
     <section class="panel wide" id="keys-panel">

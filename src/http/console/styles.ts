@@ -19,7 +19,9 @@ h3 { font-size: 13px; margin: 12px 0 6px; font-weight: 600; }
 .signin { max-width: 420px; margin: 60px auto; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 24px; }
 .signin form { display: flex; flex-direction: column; gap: 8px; }
 main { padding: 16px 20px 40px; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 16px; }
+.grid { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 16px; }
+.panel.span2 { grid-column: span 2; }
+@media (max-width: 1100px) { .grid { grid-template-columns: minmax(0, 1fr); } .panel.span2 { grid-column: auto; } }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 14px 16px; min-width: 0; }
 .panel.wide { grid-column: 1 / -1; }
 .figures { display: flex; flex-wrap: wrap; gap: 8px 24px; margin: 0 0 8px; }
@@ -27,7 +29,7 @@ main { padding: 16px 20px 40px; }
 .figures dt { color: var(--muted); font-size: 12px; }
 .figures dd { margin: 0; font-size: 18px; font-variant-numeric: tabular-nums; font-weight: 600; }
 .charts { display: grid; grid-template-columns: repeat(3, 1fr); gap: 10px; }
-.chart svg, .charts svg { width: 100%; height: auto; display: block; }
+.chart svg, .charts svg { display: block; }
 .chart-title { font-size: 12px; color: var(--muted); }
 svg text { font: 10px system-ui, sans-serif; fill: var(--muted); }
 table { width: 100%; border-collapse: collapse; font-size: 13px; }
@@ -45,7 +47,7 @@ button.danger.armed { background: var(--bad); color: #fff; }
 .inline { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .inline input[name=q] { flex: 1; min-width: 280px; }
 .error { color: var(--bad); }
-.result { min-height: 1.4em; margin: 4px 0 12px; }
+.result { min-height: 1.4em; margin: 4px 0 12px; overflow-wrap: anywhere; }
 .result.bad { color: var(--bad); }
 .notice { border: 1px solid var(--warn); background: #fff8e5; padding: 8px 12px; border-radius: 4px; margin: 10px 0; }
 .level { font-size: 12px; padding: 1px 8px; border-radius: 10px; color: #fff; background: var(--muted); text-transform: uppercase; }
