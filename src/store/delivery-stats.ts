@@ -35,7 +35,7 @@ export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10
     q.query<{ url: string | null; n: string; failed: string; last_at: Date; last_error: string | null }>(
       `SELECT t.callback_url AS url, count(*)::text AS n, count(*) FILTER (WHERE NOT coalesce(${OK}, false))::text AS failed,
               max(a.attempted_at) FILTER (WHERE NOT coalesce(${OK}, false)) AS last_at,
-              (array_agg(coalesce(a.error, 'HTTP ' || a.status_code) ORDER BY a.attempted_at DESC)
+              (array_agg(coalesce(a.error, 'HTTP ' || a.status_code) ORDER BY a.attempted_at DESC, a.id DESC)
                  FILTER (WHERE NOT coalesce(${OK}, false)))[1] AS last_error
          FROM delivery_attempts a JOIN events e ON e.id = a.event_id JOIN tickets t ON t.id = e.ticket_id
         WHERE a.attempted_at >= $1

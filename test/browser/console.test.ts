@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { http } from '../e2e/e2e-http.js';
-import { startTestService, type TestService } from '../e2e/support.js';
+import { eventually, startTestService, type TestService } from '../e2e/support.js';
 import { party } from '../support/token-world.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -205,6 +205,13 @@ describe('operator console in Chromium', { skip }, () => {
   });
 
   it('searches the minted txid and the address', async () => {
+    await eventually(async () => {
+      const r = await api<{ ticket: { status: string } | null }>(
+        'GET',
+        `/v2/admin/console/search?q=${mintedTxid}`,
+      );
+      return r.ticket?.status === 'MINED' ? true : undefined;
+    }, 'the mint ticket mined');
     await page.fill('#search-q', mintedTxid);
     await page.click('#search-form button[type=submit]');
     await page.locator('#search-kind[data-kind="txid"]').waitFor();

@@ -108,10 +108,12 @@ describe('console read models (e2e)', () => {
       [minted.txid],
     );
     const spread = await get<Supply>('/v2/admin/console/supply');
-    assert.equal(spread.history.bucketSeconds, 61, '3601+ seconds in 60 buckets');
-    assert.equal(spread.history.points[0]!.circulating.atomic, before.circulating.atomic);
-    assert.equal(spread.history.points.at(-2)!.circulating.atomic, before.circulating.atomic);
-    assert.equal(spread.history.points.at(-1)!.circulating.atomic, after.circulating.atomic);
+    assert.ok(spread.history.bucketSeconds >= 61, '3601+ seconds in at most 60 buckets');
+    const steps = spread.history.points.map((p) => p.circulating.atomic);
+    const rise = steps.indexOf(after.circulating.atomic);
+    assert.ok(rise > 0, 'the mint is not in the first bucket');
+    assert.deepEqual(steps.slice(0, rise), Array(rise).fill(before.circulating.atomic));
+    assert.deepEqual(steps.slice(rise), Array(steps.length - rise).fill(after.circulating.atomic));
     // A window shorter than the history starts from the split at its start.
     const recent = await get<Supply>('/v2/admin/console/supply?window=600');
     assert.ok(recent.history.bucketSeconds <= 11);
@@ -179,10 +181,11 @@ describe('console read models (e2e)', () => {
       );
       return rows[0]!.id;
     };
+    let secondsAgo = 60;
     const attempt = (eventId: string, statusCode: number | null, latency: number, error: string | null) =>
       db.query(
-        'INSERT INTO delivery_attempts (event_id, status_code, latency_ms, error) VALUES ($1, $2, $3, $4)',
-        [eventId, statusCode, latency, error],
+        'INSERT INTO delivery_attempts (event_id, attempted_at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
+        [eventId, new Date(Date.now() - 1000 * secondsAgo--), statusCode, latency, error],
       );
     const goodEvent = await event(good, 'delivered');
     const badEvent = await event(bad, 'dead');
