@@ -5,6 +5,7 @@ export const CONSOLE_CSS = `
   --accent: #0b5cad; --ok: #1a7f37; --warn: #9a6700; --bad: #c62828;
   --c1: #0b5cad; --c2: #8250df; --c3: #c62828; --c4: #1a7f37; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 12px; word-break: break-all; }
 h1 { font-size: 17px; margin: 0; font-weight: 600; }
