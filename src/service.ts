@@ -7,11 +7,14 @@ import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
 import type { Config } from './config.js';
 import { type AppInstance, buildApp } from './http/app.js';
+import { consolePageRoutes } from './http/console/console-page-routes.js';
 import { metricsRoutes } from './http/metrics.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { createRedisRateLimitStore } from './http/rate-limit-store-redis.js';
 import { adminRoutes } from './http/routes/admin-routes.js';
 import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
+import { consoleRoutes } from './http/routes/console-routes.js';
+import { consoleSearchRoutes } from './http/routes/console-search-routes.js';
 import { deliveryRoutes } from './http/routes/delivery-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
@@ -136,6 +139,15 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
             fundingAddress: addressesOf(parts.keys).fundingAddress,
             poolLowWater: POOL_LOW_WATER,
           }),
+          consoleRoutes({
+            ...routeDeps(parts),
+            genesisSupply: BigInt(parts.token.supply),
+            fundingAddress: addressesOf(parts.keys).fundingAddress,
+            poolLowWater: POOL_LOW_WATER,
+            devnet: parts.devnet,
+          }),
+          consoleSearchRoutes(routeDeps(parts)),
+          consolePageRoutes(),
           ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
         ],
       });

@@ -187,7 +187,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
 }
 
 /** Unspent transfers to the burn address: holders' redemptions (counted in `burned`). */
-async function redeemedAmount(db: RouteDeps['ctx']['db'], burnAddress: string): Promise<bigint> {
+export async function redeemedAmount(db: RouteDeps['ctx']['db'], burnAddress: string): Promise<bigint> {
   const rows = await db.query<{ n: string }>(
     "SELECT coalesce(sum(amount), 0)::text AS n FROM token_outputs WHERE owner = $1 AND op <> 'burn' AND spent_by IS NULL",
     [burnAddress],

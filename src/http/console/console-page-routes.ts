@@ -1,0 +1,40 @@
+// Serves the operator console: the page (GET /console), its script and its style sheet, all
+// public (the page holds no data; the admin JSON routes behind it ask for the key). Hidden from
+// the OpenAPI document like /docs. The CSP allows only same-origin script, style and fetch, and
+// no framing (also X-Frame-Options: DENY).
+import type { FastifyReply } from 'fastify';
+import type { AppInstance } from '../app.js';
+import { CONSOLE_SCRIPT } from './app-script.js';
+import { CONSOLE_PAGE } from './page.js';
+import { CHART_CSS, CONSOLE_CSS } from './styles.js';
+
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function send(reply: FastifyReply, type: string, body: string) {
+  return reply
+    .type(type)
+    .header('content-security-policy', CONSOLE_CSP)
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-cache')
+    .send(body);
+}
+
+export function consolePageRoutes() {
+  const css = CONSOLE_CSS + CHART_CSS;
+  const hidden = { schema: { hide: true }, config: { scope: 'public' as const } };
+  return (app: AppInstance) => {
+    app.get('/console', hidden, async (_request, reply) =>
+      send(reply, 'text/html; charset=utf-8', CONSOLE_PAGE),
+    );
+    app.get('/console/app.js', hidden, async (_request, reply) =>
+      send(reply, 'text/javascript; charset=utf-8', CONSOLE_SCRIPT),
+    );
+    app.get('/console/app.css', hidden, async (_request, reply) =>
+      send(reply, 'text/css; charset=utf-8', css),
+    );
+  };
+}

@@ -1,0 +1,237 @@
+// The operator console's read models (scope `admin`), what the page at /console shows:
+// supply and its history, tickets over time and the failed ones, the funding pool's outlook,
+// callback deliveries, the chain. The search box has its own file (console-search-routes.ts).
+import { Type } from 'typebox';
+import { toJsonNumber } from '../../domain/amount.js';
+import { fundingOutlook, typicalTransferFee } from '../../domain/funding-outlook.js';
+import { AppError } from '../../errors/registry.js';
+import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
+import { deliveryStats } from '../../store/delivery-stats.js';
+import { readSetting } from '../../store/settings.js';
+import { supplyHistory } from '../../store/supply-history.js';
+import { ticketCounts } from '../../store/ticket-queries.js';
+import { failedTickets, ticketTimeline } from '../../store/ticket-timeline.js';
+import { supply } from '../../store/wallet-queries.js';
+import { defaultDenominations, RESERVE_SETTING, type ReserveOutput } from '../../usecases/funding-pool.js';
+import type { AppInstance } from '../app.js';
+import { authTokenQuery } from '../schemas/common.js';
+import { amountJson, redeemedAmount } from './admin-routes.js';
+import {
+  ConsoleChain,
+  ConsoleDeliveries,
+  ConsoleFunding,
+  ConsoleSupply,
+  ConsoleTickets,
+} from './console-schemas.js';
+import type { RouteDeps } from './route-deps.js';
+
+export interface ConsoleRouteDeps extends RouteDeps {
+  /** Atomic units deployed. */
+  readonly genesisSupply: bigint;
+  readonly fundingAddress: string;
+  readonly poolLowWater: number;
+  /** The devnet (its blocks are listed), or null when the ledger is ARC. */
+  readonly devnet: { blocks(): readonly MinedBlock[] } | null;
+}
+
+const admin = { scope: 'admin' as const };
+const tags = ['admin', 'console'];
+const WEEK_SECONDS = 7 * 24 * 3600;
+const DAY_MS = 24 * 3600_000;
+const LAST_BLOCKS = 10;
+const FAILED_SHOWN = 20;
+
+const windowQuery = Type.Object({
+  window: Type.Optional(
+    Type.Integer({
+      minimum: 60,
+      maximum: 366 * 24 * 3600,
+      default: WEEK_SECONDS,
+      description: 'Seconds of history to chart (default a week; shorter when the history is)',
+    }),
+  ),
+  ...authTokenQuery,
+});
+const query = Type.Object(authTokenQuery);
+
+export function consoleRoutes(deps: ConsoleRouteDeps) {
+  const { ctx } = deps;
+  return (app: AppInstance) => {
+    app.get(
+      '/v2/admin/console/supply',
+      {
+        config: admin,
+        schema: {
+          summary: 'Supply now (genesis, circulating, treasury, burned, redeemed) and its history',
+          tags,
+          querystring: windowQuery,
+          response: { 200: ConsoleSupply },
+        },
+      },
+      async (request) => {
+        const [now, history, redeemed] = await Promise.all([
+          supply(ctx.db, ctx.token),
+          supplyHistory(ctx.db, ctx.token, ctx.now(), request.query.window ?? WEEK_SECONDS),
+          redeemedAmount(ctx.db, ctx.token.burnAddress),
+        ]);
+        if (now.circulating + now.treasury + now.burned !== deps.genesisSupply) {
+          throw new AppError('INTERNAL', 'supply does not balance: see GET /v2/admin/status');
+        }
+        return {
+          genesis: amountJson(deps.genesisSupply),
+          circulating: amountJson(now.circulating),
+          treasury: amountJson(now.treasury),
+          burned: amountJson(now.burned),
+          redeemed: amountJson(redeemed),
+          history: {
+            bucketSeconds: history.buckets.width,
+            points: history.points.map((p) => ({
+              at: p.at,
+              circulating: amountJson(p.circulating),
+              treasury: amountJson(p.treasury),
+              burned: amountJson(p.burned),
+            })),
+          },
+        };
+      },
+    );
+
+    app.get(
+      '/v2/admin/console/tickets',
+      {
+        config: admin,
+        schema: {
+          summary: 'Tickets by status, created per time bucket, and the latest failed ones',
+          tags,
+          querystring: windowQuery,
+          response: { 200: ConsoleTickets },
+        },
+      },
+      async (request) => {
+        const [counts, timeline, failed] = await Promise.all([
+          ticketCounts(ctx.db),
+          ticketTimeline(ctx.db, ctx.now(), request.query.window ?? WEEK_SECONDS),
+          failedTickets(ctx.db, FAILED_SHOWN),
+        ]);
+        return {
+          counts,
+          bucketSeconds: timeline.buckets.width,
+          timeline: timeline.points,
+          failed: failed.map((t) => ({
+            id: t.id,
+            txid: t.txid,
+            errors: t.errors,
+            createdAt: t.createdAt.toISOString(),
+            updatedAt: t.updatedAt.toISOString(),
+          })),
+        };
+      },
+    );
+
+    app.get(
+      '/v2/admin/console/funding',
+      {
+        config: admin,
+        schema: {
+          summary: 'The funding pool: outputs, satoshis, transfers left at the current fee, warning level',
+          tags,
+          querystring: query,
+          response: { 200: ConsoleFunding },
+        },
+      },
+      async () => {
+        const rate = await ctx.feeRate();
+        const fee = typicalTransferFee(rate);
+        const [rows, reserve] = await Promise.all([
+          ctx.db.query<{ available: string; usable: string; reserved: string; sats: string }>(
+            `SELECT count(*) FILTER (WHERE state = 'available')::text AS available,
+                    count(*) FILTER (WHERE state = 'available' AND satoshis >= $1)::text AS usable,
+                    count(*) FILTER (WHERE state = 'reserved')::text AS reserved,
+                    coalesce(sum(satoshis) FILTER (WHERE state = 'available'), 0)::text AS sats
+               FROM funding_outputs`,
+            [fee.toString()],
+          ),
+          readSetting<ReserveOutput>(ctx.db, RESERVE_SETTING),
+        ]);
+        const row = rows[0];
+        const available = Number(row?.available ?? 0);
+        const usable = Number(row?.usable ?? 0);
+        const reserveSatoshis = reserve === null ? 0n : BigInt(reserve.satoshis);
+        const outlook = fundingOutlook({
+          usableOutputs: usable,
+          availableOutputs: available,
+          reserveSatoshis,
+          smallestDenomination: defaultDenominations(rate)[0]?.satoshis ?? 0n,
+          lowWater: deps.poolLowWater,
+        });
+        return {
+          address: deps.fundingAddress,
+          outputs: { available, usable, reserved: Number(row?.reserved ?? 0) },
+          satoshis: {
+            available: toJsonNumber(BigInt(row?.sats ?? 0)),
+            reserve: toJsonNumber(reserveSatoshis),
+          },
+          feeRate: { satoshisPerKb: toJsonNumber(rate), typicalTransferFee: toJsonNumber(fee) },
+          transfersLeft: outlook.transfersLeft,
+          fromReserve: outlook.fromReserve,
+          lowWater: deps.poolLowWater,
+          level: outlook.level,
+        };
+      },
+    );
+
+    app.get(
+      '/v2/admin/console/deliveries',
+      {
+        config: admin,
+        schema: {
+          summary: 'Callback deliveries of the last 24 hours: success rate, latency, failing receivers',
+          tags,
+          querystring: query,
+          response: { 200: ConsoleDeliveries },
+        },
+      },
+      async () => {
+        const since = new Date(ctx.now().getTime() - DAY_MS);
+        const stats = await deliveryStats(ctx.db, since);
+        return {
+          since: since.toISOString(),
+          attempts: stats.attempts,
+          succeeded: stats.succeeded,
+          successRate: stats.attempts === 0 ? null : stats.succeeded / stats.attempts,
+          latencyMs: stats.latency,
+          events: stats.events,
+          failingReceivers: stats.failingReceivers.map((r) => ({ ...r, lastAt: r.lastAt.toISOString() })),
+        };
+      },
+    );
+
+    app.get(
+      '/v2/admin/console/chain',
+      {
+        config: admin,
+        schema: {
+          summary: 'The chain tip and, on the devnet, the last blocks',
+          tags,
+          querystring: query,
+          response: { 200: ConsoleChain },
+        },
+      },
+      async () => {
+        const tip = await ctx.ledger.tip();
+        const blocks = deps.devnet === null ? [] : deps.devnet.blocks().slice(-LAST_BLOCKS).reverse();
+        return {
+          ledger: deps.devnet === null ? ('arc' as const) : ('devnet' as const),
+          canMine: deps.devnet !== null,
+          tip: { height: tip.height, hash: tip.hash, time: tip.time },
+          blocks: blocks.map((b) => ({
+            height: b.height,
+            hash: b.hash,
+            time: b.time,
+            transactions: b.txids.length,
+          })),
+        };
+      },
+    );
+  };
+}
