@@ -2,6 +2,7 @@
 // tracker, devnet miner), the admin key at first start, and an orderly stop.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { parseCallbackAllow } from './callbacks/address-guard.js';
 import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
@@ -43,8 +44,13 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, version = '0.0.0-dev'): Promise<RunningService> {
-  const parts = await composeParts(config);
+/** `useLogger`: where the service logs (default: pino to stdout at config.logLevel). */
+export async function startService(
+  config: Config,
+  version = '0.0.0-dev',
+  useLogger?: Logger,
+): Promise<RunningService> {
+  const parts = await composeParts(config, useLogger);
   const { ctx, logger, db } = parts;
   const stops: (() => Promise<void>)[] = [];
   try {
@@ -92,6 +98,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         allow: callbackAllow,
         clock: ctx.now,
         log: logger,
+        onAttempt: (outcome) => parts.metrics.callbackAttempts.inc({ outcome }),
       });
       running.start();
       deliverer = running;
