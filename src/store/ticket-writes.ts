@@ -2,8 +2,8 @@
 // callback outbox event that every status change of a ticket with a callback URL writes in
 // the same database transaction.
 import { type Ticket, ticketJson } from '../domain/ticket.js';
-import type { TicketTransition } from '../domain/ticket-transition.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
+import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
 

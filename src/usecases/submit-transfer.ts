@@ -89,7 +89,16 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
     throw err;
   }
   reportTransitions(ctx, [
-    { ticketId, txid, from: null, to: 'BROADCASTING', reason: null, submittedAt, at: submittedAt, first: true },
+    {
+      ticketId,
+      txid,
+      from: null,
+      to: 'BROADCASTING',
+      reason: null,
+      submittedAt,
+      at: submittedAt,
+      first: true,
+    },
   ]);
   return { ticketId, created: true };
 }
