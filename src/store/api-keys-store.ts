@@ -110,9 +110,7 @@ const KEY_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at, rat
 
 /** Every key, revoked ones included, oldest first; no secrets. */
 export async function listApiKeys(q: Queryable): Promise<ApiKeyInfo[]> {
-  const rows = await q.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`,
-  );
+  const rows = await q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -166,10 +164,7 @@ export async function webhookSecretOf(
 }
 
 async function verifyHash(q: Queryable, hash: Uint8Array, now: Date): Promise<ApiKeyPrincipal | null> {
-  const rows = await q.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`,
-    [hash],
-  );
+  const rows = await q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [hash]);
   const row = rows[0];
   if (row === undefined || row.revoked_at !== null) return null;
   const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
