@@ -25,6 +25,7 @@ import { registerServiceGauges } from './metrics/service-gauges.js';
 import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
+import { noticeFundingPayments } from './usecases/notice-funding-payments.js';
 import { startTracker } from './usecases/track-tickets.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
@@ -64,18 +65,33 @@ export async function startService(
       everyMs: 5 * 60_000,
       now: Date.now,
     });
+    // On the embedded devnet, payments to the funding address are noticed before each refill.
+    const devnet = parts.devnet;
+    const notice = () =>
+      devnet === null
+        ? Promise.resolve()
+        : noticeFundingPayments({
+            db,
+            ledger: devnet,
+            fundingKey: parts.keys.funding,
+            now: ctx.now,
+            log: logger,
+          }).then(() => undefined);
     const refill = () =>
-      refillFundingPool(
-        {
-          db,
-          ledger: parts.ledger,
-          fundingKey: parts.keys.funding,
-          feeRate: ctx.feeRate,
-          now: ctx.now,
-          log: logger,
-        },
-        POOL_LOW_WATER,
-      )
+      notice()
+        .then(() =>
+          refillFundingPool(
+            {
+              db,
+              ledger: parts.ledger,
+              fundingKey: parts.keys.funding,
+              feeRate: ctx.feeRate,
+              now: ctx.now,
+              log: logger,
+            },
+            POOL_LOW_WATER,
+          ),
+        )
         .then(() => alertIfLow())
         .catch((err) => logger.error({ err }, 'funding pool refill failed'));
     if (config.roles.includes('tracker')) {
