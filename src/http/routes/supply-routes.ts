@@ -126,7 +126,9 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
       },
     );
 
-    const fundingScript = buildP2pkhScript(pubKeyHashOf(deps.fundingAddress) ?? new Uint8Array(20));
+    const fundingPkh = pubKeyHashOf(deps.fundingAddress);
+    if (fundingPkh === null) throw new Error(`the funding address ${deps.fundingAddress} is not P2PKH`);
+    const fundingScript = buildP2pkhScript(fundingPkh);
     app.post(
       '/v2/admin/funding/payments',
       {
