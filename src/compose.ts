@@ -20,6 +20,7 @@ import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
 import type { Ledger } from './ledger/port.js';
 import { instrumentLedger } from './metrics/ledger-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { ticketTimings } from './metrics/ticket-timings.js';
 import type { Db } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { openPgliteDb } from './store/pglite-db.js';
@@ -137,6 +138,7 @@ export async function composeParts(
         finalConfirmations: 6,
       },
       log: logger,
+      onTransition: ticketTimings(metrics),
     };
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });

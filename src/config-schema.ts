@@ -82,7 +82,10 @@ export const ConfigSchema = Type.Object(
       default: 'sliding',
       description: 'Rate limit window: fixed, or sliding (the previous window weighed in).',
     }),
-    rateLimitPerKey: Count(1200, 'Requests per window per API key.'),
+    rateLimitPerKey: Count(
+      1200,
+      'Requests per window per API key without a limit of its own (`tokenproxy keys limit`).',
+    ),
     rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
     callbackAllow: Type.Array(Type.String({ minLength: 1 }), {
       default: [],

@@ -2,6 +2,7 @@
 // tracker, devnet miner), the admin key at first start, and an orderly stop.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { parseCallbackAllow } from './callbacks/address-guard.js';
 import { createDeliverer, type Deliverer } from './callbacks/deliverer.js';
 import { composeParts, type Parts } from './compose.js';
@@ -28,6 +29,7 @@ import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { databaseReadiness } from './store/db-readiness.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
+import { noticeFundingPayments } from './usecases/notice-funding-payments.js';
 import { startTracker } from './usecases/track-tickets.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
@@ -47,8 +49,13 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, version = '0.0.0-dev'): Promise<RunningService> {
-  const parts = await composeParts(config);
+/** `useLogger`: where the service logs (default: pino to stdout at config.logLevel). */
+export async function startService(
+  config: Config,
+  version = '0.0.0-dev',
+  useLogger?: Logger,
+): Promise<RunningService> {
+  const parts = await composeParts(config, useLogger);
   const { ctx, logger, db } = parts;
   const stops: (() => Promise<void>)[] = [];
   try {
@@ -62,18 +69,33 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
       everyMs: 5 * 60_000,
       now: Date.now,
     });
+    // On the embedded devnet, payments to the funding address are noticed before each refill.
+    const devnet = parts.devnet;
+    const notice = () =>
+      devnet === null
+        ? Promise.resolve()
+        : noticeFundingPayments({
+            db,
+            ledger: devnet,
+            fundingKey: parts.keys.funding,
+            now: ctx.now,
+            log: logger,
+          }).then(() => undefined);
     const refill = () =>
-      refillFundingPool(
-        {
-          db,
-          ledger: parts.ledger,
-          fundingKey: parts.keys.funding,
-          feeRate: ctx.feeRate,
-          now: ctx.now,
-          log: logger,
-        },
-        POOL_LOW_WATER,
-      )
+      notice()
+        .then(() =>
+          refillFundingPool(
+            {
+              db,
+              ledger: parts.ledger,
+              fundingKey: parts.keys.funding,
+              feeRate: ctx.feeRate,
+              now: ctx.now,
+              log: logger,
+            },
+            POOL_LOW_WATER,
+          ),
+        )
         .then(() => alertIfLow())
         .catch((err) => logger.error({ err }, 'funding pool refill failed'));
     if (config.roles.includes('tracker')) {
@@ -96,6 +118,7 @@ export async function startService(config: Config, version = '0.0.0-dev'): Promi
         allow: callbackAllow,
         clock: ctx.now,
         log: logger,
+        onAttempt: (outcome) => parts.metrics.callbackAttempts.inc({ outcome }),
       });
       running.start();
       deliverer = running;

@@ -47,6 +47,8 @@ export interface DelivererOptions {
   readonly pollIntervalMs?: number;
   /** The HTTP side (default: undici with the address guard). */
   readonly sender?: WebhookSender;
+  /** Told of each attempt once it is recorded, by outcome (the attempts counter of /metrics). */
+  readonly onAttempt?: (outcome: AttemptOutcome['kind']) => void;
 }
 
 export interface Deliverer {
@@ -146,12 +148,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         reason: 'not sent: the signing secret cannot be opened',
         latencyMs: 0,
       } as const;
-      await recorder.record({
-        event,
-        owner,
-        attempt: attemptRecord(failed, at),
-        outcome: outcomeOf(event, failed, at),
-      });
+      const outcome = outcomeOf(event, failed, at);
+      await recorder.record({ event, owner, attempt: attemptRecord(failed, at), outcome });
+      options.onAttempt?.(outcome.kind);
       settled++;
       return;
     }
@@ -162,7 +161,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       return;
     }
     const record = attemptRecord(result, at);
-    await recorder.record({ event, owner, attempt: record, outcome: outcomeOf(event, result, at) });
+    const outcome = outcomeOf(event, result, at);
+    await recorder.record({ event, owner, attempt: record, outcome });
+    options.onAttempt?.(outcome.kind);
     settled++;
   }
 

@@ -4,7 +4,7 @@ import { CliError, type Connection } from './args.js';
 
 const TIMEOUT_MS = 60_000;
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Calls `method path` on the service; answers the parsed JSON body of a 2xx response. */
 export async function callService(

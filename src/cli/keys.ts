@@ -1,21 +1,31 @@
-// `tokenproxy keys create|list|revoke`: API keys through the admin routes.
-import { CliError, connectionOf, stringFlag } from './args.js';
+// `tokenproxy keys create|list|limit|revoke`: API keys through the admin routes.
+import { CliError, connectionOf, positiveIntegerFlag, stringFlag } from './args.js';
 import { callService } from './client.js';
 import { type CommandSpec, runCommand } from './command.js';
 
 const create: CommandSpec = {
   name: 'keys create',
-  usage: `keys create [--scopes read,submit] [--name NAME]
+  usage: `keys create [--scopes read,submit] [--name NAME] [--rate-limit N]
   --scopes LIST      comma-separated scopes among read, submit, admin (default read,submit)
   --name NAME        a label for the key (default "api key")
-prints {"id", "key", "webhookSecret", "name", "scopes", "createdAt"}; the key and the secret are shown only once`,
-  options: { scopes: { type: 'string' }, name: { type: 'string' } },
+  --rate-limit N     requests per rate-limit window for this key (default: the service's rateLimitPerKey)
+prints {"id", "key", "webhookSecret", "name", "scopes", "rateLimit", "createdAt"}; the key and the secret are shown only once`,
+  options: { scopes: { type: 'string' }, name: { type: 'string' }, 'rate-limit': { type: 'string' } },
+};
+
+const limit: CommandSpec = {
+  name: 'keys limit',
+  usage: `keys limit ID N|default
+sets the key's own rate limit to N requests per window, or back to the service's rateLimitPerKey
+with "default"; prints the key as keys list shows it`,
+  options: {},
+  maxPositionals: 2,
 };
 
 const list: CommandSpec = {
   name: 'keys list',
   usage:
-    'keys list\nprints {"keys": [{"id", "name", "scopes", "createdAt", "lastUsedAt", "revokedAt"}]}, no secrets',
+    'keys list\nprints {"keys": [{"id", "name", "scopes", "rateLimit", "createdAt", "lastUsedAt", "revokedAt"}]}, no secrets\n(rateLimit null: the service\'s rateLimitPerKey)',
   options: {},
 };
 
@@ -26,7 +36,7 @@ const revoke: CommandSpec = {
   maxPositionals: 1,
 };
 
-const KEYS_USAGE = 'usage: tokenproxy keys create|list|revoke [options] (--help for each)\n';
+const KEYS_USAGE = 'usage: tokenproxy keys create|list|limit|revoke [options] (--help for each)\n';
 
 export async function runKeys(argv: readonly string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -35,9 +45,20 @@ export async function runKeys(argv: readonly string[]): Promise<number> {
       return runCommand(rest, create, async ({ values }) => {
         const scopes = stringFlag(values, 'scopes');
         const name = stringFlag(values, 'name');
+        const rateLimit = positiveIntegerFlag(values, 'rate-limit');
         return callService(connectionOf(values), 'POST', '/v2/admin/keys', {
           ...(name !== undefined && { name }),
           ...(scopes !== undefined && { scopes: scopeList(scopes) }),
+          ...(rateLimit !== undefined && { rateLimit }),
+        });
+      });
+    case 'limit':
+      return runCommand(rest, limit, async ({ values, positionals }) => {
+        const [id, text] = positionals;
+        if (id === undefined || id === '' || text === undefined)
+          throw new CliError('the ID of the key and its limit (N or default) are required');
+        return callService(connectionOf(values), 'PATCH', `/v2/admin/keys/${encodeURIComponent(id)}`, {
+          rateLimit: rateLimitOf(text),
         });
       });
     case 'list':
@@ -60,6 +81,14 @@ export async function runKeys(argv: readonly string[]): Promise<number> {
       );
       return 1;
   }
+}
+
+/** `250` -> 250, `default` -> null (the service's rateLimitPerKey). */
+export function rateLimitOf(text: string): number | null {
+  if (text === 'default') return null;
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) < 1)
+    throw new CliError(`the limit must be a positive integer or "default", got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 /** `read, submit` -> ['read', 'submit']; the service checks the names. */

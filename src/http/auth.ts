@@ -12,6 +12,8 @@ export interface ApiKeyPrincipal {
   readonly id: string;
   readonly name: string;
   readonly scopes: readonly Scope[];
+  /** The key's own rate limit (requests per window); null or absent: the configured one. */
+  readonly rateLimit?: number | null;
 }
 
 export interface ApiKeyVerifier {

@@ -9,6 +9,7 @@ export interface InMemoryApiKey {
   readonly name?: string;
   readonly scopes: readonly Scope[];
   readonly revoked?: boolean;
+  readonly rateLimit?: number;
 }
 
 function hashKey(key: string): string {
@@ -27,6 +28,7 @@ export class InMemoryApiKeyVerifier implements ApiKeyVerifier {
       id: k.id,
       name: k.name ?? k.id,
       scopes: Object.freeze([...k.scopes]),
+      ...(k.rateLimit !== undefined && { rateLimit: k.rateLimit }),
     });
     this.#byHash.set(hashKey(k.key), { principal, revoked: k.revoked ?? false });
   }

@@ -1,5 +1,6 @@
 // Rate limits (contract.md, Limits): per API key, and per client IP for anonymous requests,
 // in a fixed or sliding window. Runs after authentication (it reads `request.principal`).
+// A key may carry its own limit (api_keys.rate_limit) in place of `perKey`.
 // Every limited response carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
 // ratelimit-headers draft: `"<policy>";q=<quota>;w=<window s>` and `"<policy>";r=<remaining>;
 // t=<reset s>`); over the limit the answer is a 429 RATE_LIMITED problem with `Retry-After`.
@@ -14,7 +15,7 @@ export interface RateLimitOptions {
   readonly store: RateLimitStore;
   readonly algorithm: RateLimitAlgorithm;
   readonly windowMs: number;
-  /** Requests per window per API key. */
+  /** Requests per window per API key (a key's own limit, when it has one, wins). */
   readonly perKey: number;
   /** Requests per window per anonymous client IP. */
   readonly anonymous: number;
@@ -33,7 +34,8 @@ interface Client {
 
 export function clientOf(request: FastifyRequest, options: RateLimitOptions): Client {
   if (request.principal !== null) {
-    return { id: `key:${request.principal.id}`, policy: 'key', limit: options.perKey };
+    const limit = request.principal.rateLimit ?? options.perKey;
+    return { id: `key:${request.principal.id}`, policy: 'key', limit };
   }
   return { id: `ip:${request.ip}`, policy: 'anonymous', limit: options.anonymous };
 }

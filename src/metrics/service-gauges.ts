@@ -1,6 +1,7 @@
 // Gauges read from the database when Prometheus scrapes: tickets by status, the callback
 // outbox (events by state; pending is the depth) and the funding pool (outputs and
-// satoshis available). A failed read leaves the last values and is logged.
+// satoshis available). A failed read leaves the last values and is logged. (Delivery
+// attempts are a counter the deliverer moves: service-metrics.ts.)
 import { Gauge } from 'prom-client';
 import type { Queryable } from '../store/db.js';
 import { ticketCounts } from '../store/ticket-queries.js';
@@ -47,22 +48,6 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
       for (const state of EVENT_STATES) {
         gauge.set({ state }, Number(rows.find((r) => r.state === state)?.n ?? 0));
       }
-    }),
-  });
-
-  new Gauge({
-    name: 'tokenproxy_callback_delivery_attempts',
-    help: 'Callback delivery attempts so far, by outcome (delivered: a 2xx answer).',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect: guarded('delivery attempts', async (gauge: Gauge<'outcome'>) => {
-      const rows = await sources.db.query<{ ok: string; failed: string }>(
-        `SELECT count(*) FILTER (WHERE status_code BETWEEN 200 AND 299) AS ok,
-                count(*) FILTER (WHERE status_code IS NULL OR status_code NOT BETWEEN 200 AND 299) AS failed
-           FROM delivery_attempts`,
-      );
-      gauge.set({ outcome: 'delivered' }, Number(rows[0]?.ok ?? 0));
-      gauge.set({ outcome: 'failed' }, Number(rows[0]?.failed ?? 0));
     }),
   });
 

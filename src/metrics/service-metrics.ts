@@ -1,6 +1,7 @@
 // The service's Prometheus metrics, one registry per running service: HTTP requests per
-// route (rate, latency, errors), ledger round trips, and Node's own (event-loop lag, memory,
-// GC). Gauges read from the database at scrape time live in service-gauges.ts.
+// route (rate, latency, errors), ledger round trips, ticket timings (ticket-timings.ts),
+// callback attempts (counted by the deliverer), and Node's own (event-loop lag, memory, GC).
+// Gauges read from the database at scrape time live in service-gauges.ts.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface ServiceMetrics {
@@ -13,14 +14,28 @@ export interface ServiceMetrics {
   readonly httpErrors: Counter<'method' | 'route'>;
   /** Ledger calls, seconds, by operation and outcome (ok, error). */
   readonly ledgerDuration: Histogram<'operation' | 'outcome'>;
+  /** Seconds from a ticket's submission to its first SUCCESS (observed once per ticket). */
+  readonly ticketTimeToSuccess: Histogram;
+  /** Seconds from a ticket's submission to its first MINED (observed once per ticket). */
+  readonly ticketTimeToMined: Histogram;
+  /** Callback delivery attempts recorded by this process's deliverer, by outcome. */
+  readonly callbackAttempts: Counter<'outcome'>;
 }
+
+/** Outcomes of a callback delivery attempt (callbacks/outbox-store.ts AttemptOutcome). */
+export const CALLBACK_OUTCOMES = ['delivered', 'retry', 'failed', 'gone'] as const;
+
+/** Seconds from submission to SUCCESS / MINED: a second's fraction up to hours (blocks can be slow). */
+export const TICKET_TIME_BUCKETS = [
+  0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400,
+];
 
 export function createServiceMetrics(options: { readonly defaultMetrics?: boolean } = {}): ServiceMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) {
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   }
-  return {
+  const metrics: ServiceMetrics = {
     registry,
     httpRequests: new Counter({
       name: 'tokenproxy_http_requests_total',
@@ -48,5 +63,26 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
+    ticketTimeToSuccess: new Histogram({
+      name: 'tokenproxy_ticket_time_to_success_seconds',
+      help: 'Seconds from a ticket’s submission to its first SUCCESS (the network accepted it).',
+      buckets: TICKET_TIME_BUCKETS,
+      registers: [registry],
+    }),
+    ticketTimeToMined: new Histogram({
+      name: 'tokenproxy_ticket_time_to_mined_seconds',
+      help: 'Seconds from a ticket’s submission to its first MINED (in a block).',
+      buckets: TICKET_TIME_BUCKETS,
+      registers: [registry],
+    }),
+    callbackAttempts: new Counter({
+      name: 'tokenproxy_callback_delivery_attempts_total',
+      help: 'Callback delivery attempts recorded, by outcome (delivered, retry, failed: gave up after 24 h, gone: 410).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
   };
+  // Every outcome shows from the start (at 0), so that rates and alerts have a series to read.
+  for (const outcome of CALLBACK_OUTCOMES) metrics.callbackAttempts.inc({ outcome }, 0);
+  return metrics;
 }

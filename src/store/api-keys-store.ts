@@ -1,5 +1,6 @@
 // API keys (contract.md "Authentication"): random, shown once, stored only as SHA-256
-// hashes, scoped (read, submit, admin), revocable. Each key has a Standard Webhooks signing
+// hashes, scoped (read, submit, admin), revocable, with an optional rate limit of their own
+// (requests per window; null: the configured rateLimitPerKey). Each key has a Standard Webhooks signing
 // secret (`whsec_...`) for the callbacks of the tickets it submits, stored sealed under the
 // master key (crypto/secret-box.ts).
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,7 +21,12 @@ export interface ApiKeyPrincipal {
   readonly id: string;
   readonly name: string;
   readonly scopes: readonly ApiKeyScope[];
+  /** Requests per rate-limit window for this key; null or absent: the configured default. */
+  readonly rateLimit?: number | null;
 }
+
+/** Largest rate limit a key may carry (requests per window). */
+export const MAX_KEY_RATE_LIMIT = 1_000_000_000;
 
 export interface CreatedApiKey extends ApiKeyPrincipal {
   /** The key itself: shown once, never stored. */
@@ -31,6 +37,7 @@ export interface CreatedApiKey extends ApiKeyPrincipal {
 }
 
 export interface ApiKeyInfo extends ApiKeyPrincipal {
+  readonly rateLimit: number | null;
   readonly createdAt: Date;
   readonly lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
@@ -54,13 +61,20 @@ function knownScopes(scopes: readonly string[]): ApiKeyScope[] {
   return API_KEY_SCOPES.filter((s) => scopes.includes(s));
 }
 
+function checkRateLimit(limit: number | null): void {
+  if (limit !== null && !(Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_KEY_RATE_LIMIT))
+    throw new ApiKeyInputError(`a key's rate limit must be an integer from 1 to ${MAX_KEY_RATE_LIMIT}`);
+}
+
 /** Makes a key; the returned `key` and `webhookSecret` are the only time they are seen in clear. */
 export async function createApiKey(
   q: Queryable,
   masterKey: Uint8Array,
-  input: { name: string; scopes: readonly ApiKeyScope[] },
+  input: { name: string; scopes: readonly ApiKeyScope[]; rateLimit?: number | null },
   now: Date = new Date(),
 ): Promise<CreatedApiKey> {
+  const rateLimit = input.rateLimit ?? null;
+  checkRateLimit(rateLimit);
   const name = input.name.trim();
   if (name === '' || name.length > 200)
     throw new ApiKeyInputError('API key name must be 1 to 200 characters');
@@ -74,11 +88,11 @@ export async function createApiKey(
   const key = randomToken(API_KEY_PREFIX, 32);
   const webhookSecret = WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
   await q.query(
-    `INSERT INTO api_keys (id, name, key_hash, scopes, webhook_secret_enc, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, name, apiKeyHash(key), scopes, seal(masterKey, webhookSecret), now],
+    `INSERT INTO api_keys (id, name, key_hash, scopes, webhook_secret_enc, created_at, rate_limit)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, name, apiKeyHash(key), scopes, seal(masterKey, webhookSecret), now, rateLimit],
   );
-  return { id, key, webhookSecret, name, scopes, createdAt: now };
+  return { id, key, webhookSecret, name, scopes, rateLimit, createdAt: now };
 }
 
 interface ApiKeyRow {
@@ -88,18 +102,20 @@ interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  rate_limit: number | null;
   [column: string]: unknown;
 }
 
+const KEY_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at, rate_limit';
+
 /** Every key, revoked ones included, oldest first; no secrets. */
 export async function listApiKeys(q: Queryable): Promise<ApiKeyInfo[]> {
-  const rows = await q.query<ApiKeyRow>(
-    'SELECT id, name, scopes, created_at, last_used_at, revoked_at FROM api_keys ORDER BY created_at, id',
-  );
+  const rows = await q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
     scopes: knownScopes(row.scopes),
+    rateLimit: row.rate_limit,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
@@ -112,6 +128,20 @@ export async function revokeApiKey(q: Queryable, id: string, now: Date = new Dat
   const rows = await q.query(
     'UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
     [id, now],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Sets a live key's own rate limit (null: back to the configured default); false when there is
+ * no such key or it is revoked. Other processes see it within their verifier's ttlMs.
+ */
+export async function setApiKeyRateLimit(q: Queryable, id: string, limit: number | null): Promise<boolean> {
+  checkRateLimit(limit);
+  if (!isUuid(id)) return false;
+  const rows = await q.query(
+    'UPDATE api_keys SET rate_limit = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id',
+    [id, limit],
   );
   return rows.length > 0;
 }
@@ -134,10 +164,7 @@ export async function webhookSecretOf(
 }
 
 async function verifyHash(q: Queryable, hash: Uint8Array, now: Date): Promise<ApiKeyPrincipal | null> {
-  const rows = await q.query<ApiKeyRow>(
-    'SELECT id, name, scopes, created_at, last_used_at, revoked_at FROM api_keys WHERE key_hash = $1',
-    [hash],
-  );
+  const rows = await q.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [hash]);
   const row = rows[0];
   if (row === undefined || row.revoked_at !== null) return null;
   const staleBefore = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
@@ -148,7 +175,7 @@ async function verifyHash(q: Queryable, hash: Uint8Array, now: Date): Promise<Ap
       [row.id, now, staleBefore],
     );
   }
-  return { id: row.id, name: row.name, scopes: knownScopes(row.scopes) };
+  return { id: row.id, name: row.name, scopes: knownScopes(row.scopes), rateLimit: row.rate_limit };
 }
 
 /**

@@ -3,6 +3,7 @@
 // the same database transaction.
 import { type Ticket, ticketJson } from '../domain/ticket.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
+import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
 import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
 
@@ -29,15 +30,18 @@ export interface StatusChange {
 
 /**
  * Moves a ticket to `to` through every intermediate status (each one an event), and returns
- * the statuses it passed through. Same status: only the schedule is updated.
+ * the statuses it passed through. Same status: only the schedule is updated. Each step is
+ * added to `journal`, for the caller to report once the transaction has committed.
  */
 export async function moveTicket(
   tx: Queryable,
   ticket: Ticket,
   to: TicketStatus,
   change: StatusChange,
+  journal?: TicketTransition[],
 ): Promise<TicketStatus[]> {
   const steps = pathTo(ticket.status, to);
+  let from = ticket.status;
   for (const status of steps) {
     await tx.query(
       `UPDATE tickets SET status = $2, status_rank = $3, errors = $4, updated_at = $5, next_check_at = $6, lease_until = NULL
@@ -52,6 +56,18 @@ export async function moveTicket(
       ],
     );
     await appendTicketEvent(tx, ticket.id, change.now);
+    const first = status === 'MINED' ? await firstMined(tx, ticket.id, change.now) : from === 'BROADCASTING';
+    journal?.push({
+      ticketId: ticket.id,
+      txid: ticket.txid,
+      from,
+      to: status,
+      reason: status === 'FAILED' ? (change.errors ?? 'failed') : null,
+      submittedAt: ticket.createdAt,
+      at: change.now,
+      first,
+    });
+    from = status;
   }
   if (steps.length === 0) {
     await tx.query('UPDATE tickets SET next_check_at = $2, lease_until = NULL WHERE id = $1', [
@@ -60,6 +76,15 @@ export async function moveTicket(
     ]);
   }
   return steps;
+}
+
+/** Records when the ticket first reached MINED; true when this is that first time. */
+async function firstMined(tx: Queryable, ticketId: string, now: Date): Promise<boolean> {
+  const rows = await tx.query(
+    'UPDATE tickets SET first_mined_at = $2 WHERE id = $1 AND first_mined_at IS NULL RETURNING id',
+    [ticketId, now],
+  );
+  return rows.length > 0;
 }
 
 /** Writes the ticket's current state to the outbox, when it has a callback URL. */

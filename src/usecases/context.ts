@@ -1,6 +1,7 @@
 // What every use case is handed: storage, ledger, the token, the keys, a clock and ids.
 // Built once by compose.ts; use cases never choose adapters themselves.
 import type { CosignKeys } from '../domain/complete-transfer.js';
+import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
@@ -30,4 +31,6 @@ export interface ServiceContext {
   readonly feeRate: () => Promise<bigint>;
   readonly tracker: TrackerSettings;
   readonly log: Logger;
+  /** Told of every committed ticket status change, after its log line (metrics). */
+  readonly onTransition?: (transition: TicketTransition) => void;
 }

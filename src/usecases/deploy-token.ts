@@ -17,10 +17,10 @@ import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
 import type { Devnet } from '../ledger/devnet/devnet.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
+import { addReserveOutputs } from '../store/funding-reserve.js';
 import { nextScores } from '../store/score.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import { insertFeedRecord } from '../store/submission-writes.js';
-import { RESERVE_SETTING } from './funding-pool.js';
 
 export interface TokenSettings {
   readonly tokenId: string;
@@ -123,7 +123,7 @@ export async function deployToken(
   await deps.db.transaction(async (q) => {
     const now = deps.now();
     await writeSetting(q, TOKEN_SETTING, settings, now);
-    await writeSetting(q, RESERVE_SETTING, { txid, vout: 1, satoshis: reserve.toString() }, now);
+    await addReserveOutputs(q, [{ txid, vout: 1, satoshis: reserve }], 'deploy', now);
     // A ticket follows the deploy to MINED (and records its block), as for any transfer.
     await q.query(
       `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)

@@ -1,7 +1,7 @@
 // The funding pool: small P2PKH outputs of the funding key, one spent whole (to the miner) by
-// each transfer. A reserve output is split into the pool's denominations when the pool runs
-// low; the split is built deterministically from the reserve, so a retry after a crash sends
-// the same transaction again.
+// each transfer. Reserve outputs (store/funding-reserve.ts), largest first, are split into the
+// pool's denominations when the pool runs low; the split is built deterministically from the
+// reserve, so a retry after a crash sends the same transaction again.
 import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
@@ -11,7 +11,12 @@ import { networkFee } from '../domain/network-fee.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
-import { readSetting, writeSetting } from '../store/settings.js';
+import {
+  addReserveOutputs,
+  availableReserve,
+  type ReserveOutput,
+  settleReserveOutputs,
+} from '../store/funding-reserve.js';
 import type { Logger } from './context.js';
 
 export interface Denomination {
@@ -19,13 +24,12 @@ export interface Denomination {
   readonly count: number;
 }
 
-export interface ReserveOutput {
-  readonly txid: string;
-  readonly vout: number;
-  readonly satoshis: string;
-}
+/** Most reserve outputs one split spends. */
+export const MAX_SPLIT_INPUTS = 50;
+/** Least change a split leaves in the reserve. */
+const MIN_CHANGE = 1000n;
 
-export const RESERVE_SETTING = 'funding_reserve';
+const splitSize = (inputs: number, outputs: number) => 10 + 148 * inputs + (outputs + 1) * 34 + 9;
 
 /** Denominations sized to the fee rate: a typical transfer (~1.5 kB) costs `unit`. */
 export function defaultDenominations(satoshisPerKb: bigint): Denomination[] {
@@ -53,31 +57,59 @@ export async function availableFundingCount(db: Db): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Splits the reserve into the pool when fewer than `lowWater` outputs are available. */
+/**
+ * Splits reserve outputs (largest first, as many as the split needs) into the pool when fewer
+ * than `lowWater` outputs are available. A split the ledger refuses for good marks its reserve
+ * outputs `refused` (they were spent elsewhere, say) so that the next refill tries others.
+ */
 export async function refillFundingPool(deps: RefillDeps, lowWater: number): Promise<string | null> {
   if ((await availableFundingCount(deps.db)) >= lowWater) return null;
-  const reserve = await readSetting<ReserveOutput>(deps.db, RESERVE_SETTING);
-  if (reserve === null) return null;
+  const reserve = await availableReserve(deps.db);
+  if (reserve.length === 0) return null;
   const rate = await deps.feeRate();
   const script = buildP2pkhScript(hash160(publicKeyOf(deps.fundingKey)));
   const denominations = defaultDenominations(rate);
   const pool = denominations.flatMap((d) => Array.from({ length: d.count }, () => d.satoshis));
-  const tx = new Transaction(1, [], [], 0);
-  tx.addInput({ sourceTXID: reserve.txid, sourceOutputIndex: reserve.vout, sequence: 0xffffffff });
-  for (const satoshis of pool)
-    tx.addOutput({ satoshis: Number(satoshis), lockingScript: lockingScriptOf(script) });
-  const size = 10 + 148 + (pool.length + 1) * 34 + 9;
-  const fee = networkFee(size, rate);
-  const change = BigInt(reserve.satoshis) - pool.reduce((a, b) => a + b, 0n) - fee;
-  if (change < 1000n) {
-    deps.log.warn({ reserve: reserve.satoshis }, 'funding reserve exhausted: the operator must add funds');
+  const poolTotal = pool.reduce((a, b) => a + b, 0n);
+  const chosen: ReserveOutput[] = [];
+  let total = 0n;
+  let change = 0n;
+  for (const output of reserve.slice(0, MAX_SPLIT_INPUTS)) {
+    chosen.push(output);
+    total += output.satoshis;
+    change = total - poolTotal - networkFee(splitSize(chosen.length, pool.length), rate);
+    if (change >= MIN_CHANGE) break;
+  }
+  if (change < MIN_CHANGE) {
+    deps.log.warn(
+      { reserve: total.toString(), outputs: chosen.length },
+      'funding reserve exhausted: the operator must add funds',
+    );
     return null;
   }
+  const tx = new Transaction(1, [], [], 0);
+  for (const input of chosen)
+    tx.addInput({ sourceTXID: input.txid, sourceOutputIndex: input.vout, sequence: 0xffffffff });
+  for (const satoshis of pool)
+    tx.addOutput({ satoshis: Number(satoshis), lockingScript: lockingScriptOf(script) });
   tx.addOutput({ satoshis: Number(change), lockingScript: lockingScriptOf(script) });
-  signP2pkhInputs(tx, [{ lockingScript: script, satoshis: BigInt(reserve.satoshis) }], deps.fundingKey);
+  signP2pkhInputs(
+    tx,
+    chosen.map((input) => ({ lockingScript: script, satoshis: input.satoshis })),
+    deps.fundingKey,
+  );
   const txid = tx.id('hex');
   const result = await deps.ledger.broadcast(tx.toUint8Array());
-  if (!result.ok) throw new Error(`funding split refused by the ledger: ${result.reason}`);
+  if (!result.ok) {
+    if (!result.retryable) {
+      await settleReserveOutputs(deps.db, chosen, { state: 'refused', error: result.reason });
+      deps.log.error(
+        { txid, inputs: chosen.map((o) => `${o.txid}_${o.vout}`), reason: result.reason },
+        'funding split refused by the ledger: its reserve outputs are marked refused',
+      );
+    }
+    throw new Error(`funding split refused by the ledger: ${result.reason}`);
+  }
   await deps.db.transaction(async (q) => {
     for (const [vout, satoshis] of pool.entries()) {
       await q.query(
@@ -86,13 +118,12 @@ export async function refillFundingPool(deps: RefillDeps, lowWater: number): Pro
         [txid, vout, satoshis, script],
       );
     }
-    await writeSetting(
-      q,
-      RESERVE_SETTING,
-      { txid, vout: pool.length, satoshis: change.toString() },
-      deps.now(),
-    );
+    await settleReserveOutputs(q, chosen, { state: 'spent', spentBy: txid });
+    await addReserveOutputs(q, [{ txid, vout: pool.length, satoshis: change }], 'split', deps.now());
   });
-  deps.log.info({ txid, outputs: pool.length, reserve: change.toString() }, 'funding pool refilled');
+  deps.log.info(
+    { txid, inputs: chosen.length, outputs: pool.length, reserve: change.toString() },
+    'funding pool refilled',
+  );
   return txid;
 }

@@ -17,6 +17,7 @@ import {
 } from '../store/submission-writes.js';
 import { tokenOutputsByOutpoint } from '../store/wallet-queries.js';
 import type { ServiceContext } from './context.js';
+import { reportTransitions } from './report-transitions.js';
 
 export interface SubmitRequest {
   readonly raw: Uint8Array;
@@ -45,6 +46,8 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
   const inputSatoshis = valid.inputs.reduce((sum, o) => sum + o.satoshis, 0n);
   const need = requiredFunding(parsed, inputSatoshis, rate);
   const ticketId = ctx.newId();
+  const submittedAt = ctx.now();
+  let txid = '';
   try {
     await ctx.db.transaction(async (tx) => {
       const funding = await pickFundingOutput(tx, need);
@@ -55,6 +58,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         );
       }
       const done = completeTransfer(valid, funding, ctx.keys, rate);
+      txid = done.txid;
       const owners = (list: readonly { owner: string }[]) => [...new Set(list.map((o) => o.owner))];
       await recordSubmission(tx, {
         ticketId,
@@ -76,7 +80,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         callbackUrl: req.callbackUrl,
         callbackSecretEnc: req.callbackSecretEnc,
         apiKeyId: req.apiKeyId,
-        now: ctx.now(),
+        now: submittedAt,
       });
     });
   } catch (err) {
@@ -84,6 +88,18 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       return lostRace(ctx, parsed.txid, parsed.outpoints);
     throw err;
   }
+  reportTransitions(ctx, [
+    {
+      ticketId,
+      txid,
+      from: null,
+      to: 'BROADCASTING',
+      reason: null,
+      submittedAt,
+      at: submittedAt,
+      first: true,
+    },
+  ]);
   return { ticketId, created: true };
 }
 

@@ -2,17 +2,24 @@
 // from a coin that pays for one split of the pool and not a second; the pool is then taken
 // down to three outputs (as if the transfers before had spent the rest). Transfers beyond
 // those answer 503 FUNDING_EXHAUSTED with Retry-After and leave nothing behind; once the
-// operator's funds arrive (a coin of the funding key named as the reserve), the pool refills
-// and the wallets' resent transfers flow: every one gets a ticket and reaches MINED.
+// operator's funds arrive (a real payment of two outputs to the funding address from the
+// operator's wallet, told to the service through POST /v2/admin/funding/payments), the pool
+// refills and the wallets' resent transfers flow: every one gets a ticket and reaches MINED.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { hash160 } from '../../src/crypto/hash.js';
+import { publicKeyOf } from '../../src/crypto/secp256k1.js';
+import { bytesEqual } from '../../src/domain/script-chunks.js';
+import { buildP2pkhScript } from '../../src/domain/token-script.js';
+import { addressesOf } from '../../src/keys/operator-keys.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
-import { writeSetting } from '../../src/store/settings.js';
-import { availableFundingCount, RESERVE_SETTING } from '../../src/usecases/funding-pool.js';
+import { reserveOfTransaction } from '../../src/store/funding-reserve.js';
+import { availableFundingCount } from '../../src/usecases/funding-pool.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { assertProblem, http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
 import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';
 
 const holder = party('dry holder');
@@ -21,7 +28,10 @@ const TRANSFERS = 8;
 const LEFT_IN_POOL = 3;
 /** At 100 sat/kB one split of the pool costs about 366,400 satoshis: this pays for one, not two. */
 const DEPLOY_COIN = 600_000n;
-const TOP_UP_COIN = 1_000_000_000n;
+/** The operator's wallet: a coin of another key, paid into the funding address later. */
+const operatorWallet = party('dry operator wallet');
+const walletScript = buildP2pkhScript(hash160(publicKeyOf(operatorWallet.privateKey)));
+const WALLET_COIN = 1_000_000_000n;
 
 describe('chaos: the funding pool runs dry, then is funded again', () => {
   let ledger: Ledger;
@@ -38,7 +48,11 @@ describe('chaos: the funding pool runs dry, then is funded again', () => {
   };
 
   before(async () => {
-    ledger = await startLedger('dry', { genesis: [DEPLOY_COIN, TOP_UP_COIN], feeRateSatPerKb: 100n });
+    ledger = await startLedger('dry', {
+      genesis: [DEPLOY_COIN],
+      others: [{ lockingScript: walletScript, satoshis: WALLET_COIN }],
+      feeRateSatPerKb: 100n,
+    });
     t = await startTestService([...ledger.flags, '--tracker-poll-ms', '200', '--no-rate-limit-enabled']);
     const { parts } = t.service;
     await ledger.devnet.mine(1);
@@ -105,18 +119,40 @@ describe('chaos: the funding pool runs dry, then is funded again', () => {
 
   it('after funding, the pool refills and every transfer gets a ticket and reaches MINED', async () => {
     const { db } = t.service.parts;
-    const topUp = ledger.coins[1]!;
-    // The operator's funds: a coin of the funding key, named as the reserve to split from.
-    await writeSetting(
-      db,
-      RESERVE_SETTING,
-      { txid: topUp.txid, vout: topUp.vout, satoshis: topUp.satoshis.toString() },
-      new Date(),
-    );
+    // The operator pays the funding address (printed by `tokenproxy fund`) from a wallet, in
+    // two outputs, and tells the service the txid. The service's ledger is ARC, which serves
+    // no raw transactions it did not broadcast itself: the raw transaction goes along.
+    const funding = await http(t.url, 'GET', '/v2/admin/funding', { key: t.adminKey });
+    const address = (funding.json as { address: string }).address;
+    assert.equal(address, addressesOf(t.service.parts.keys).fundingAddress);
+    const coin = ledger.devnet.utxos().find((u) => bytesEqual(u.lockingScript, walletScript))!;
+    const payment = pay(coin, operatorWallet.privateKey, [
+      { address, satoshis: 400_000_000n },
+      { address, satoshis: 300_000_000n },
+    ]);
+    assert.ok((await ledger.devnet.broadcast(payment.raw)).ok);
+    const told = await http(t.url, 'POST', '/v2/admin/funding/payments', {
+      key: t.adminKey,
+      body: { txid: payment.txid, rawtx: payment.hex },
+    });
+    assert.equal(told.status, 200, told.text);
+    assert.equal((told.json as { recorded: unknown[] }).recorded.length, 2);
+    const again = await http(t.url, 'POST', '/v2/admin/funding/payments', {
+      key: t.adminKey,
+      body: { txid: payment.txid, rawtx: payment.hex },
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual((again.json as { recorded: unknown[] }).recorded, []);
     await eventually(
       async () => ((await availableFundingCount(db)) >= 100 ? true : undefined),
       'the pool refilled',
       300,
+    );
+    const reserve = await reserveOfTransaction(db, payment.txid);
+    assert.deepEqual(
+      reserve.map((r) => r.state),
+      ['spent', 'available'],
+      'the larger output paid for the split; the smaller waits',
     );
     const tickets = [];
     for (const rawtx of rawtxs) {

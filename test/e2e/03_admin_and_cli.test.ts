@@ -110,6 +110,7 @@ describe('admin routes and the CLI', () => {
       ['POST', '/v2/admin/keys', {}],
       ['GET', '/v2/admin/keys'],
       ['DELETE', '/v2/admin/keys/0190a0b0-0000-7000-8000-000000000000'],
+      ['PATCH', '/v2/admin/keys/0190a0b0-0000-7000-8000-000000000000', { rateLimit: 5 }],
       ['POST', '/v2/admin/mint', { to: 'x', amount: '1' }],
       ['POST', '/v2/admin/mine', {}],
       ['GET', '/v2/admin/status'],
@@ -155,9 +156,11 @@ describe('admin routes and the CLI', () => {
         'id',
         'lastUsedAt',
         'name',
+        'rateLimit',
         'revokedAt',
         'scopes',
       ]);
+      assert.equal(entry?.rateLimit, null);
       assert.equal(entry?.revokedAt, null);
       assert.ok(!JSON.stringify(listed.body).includes(key));
       assert.ok(!JSON.stringify(listed.body).includes(webhookSecret));
@@ -325,6 +328,27 @@ describe('admin routes and the CLI', () => {
       );
       failed(await cli(['keys', 'create', '--scopes', 'read,root', ...connection()]), /400/);
       failed(await cli(['keys', 'rotate', ...connection()]), /unknown subcommand 'rotate'/);
+    });
+
+    it('keys create --rate-limit, keys limit ID N|default, shown in keys list', async () => {
+      const created = json(await cli(['keys', 'create', '--rate-limit', '7', ...connection()]));
+      assert.equal(created.rateLimit, 7);
+      const rateOf = async () =>
+        (
+          json(await cli(['keys', 'list', ...connection()])).keys as { id: string; rateLimit: unknown }[]
+        ).find((k) => k.id === created.id)?.rateLimit;
+      assert.equal(await rateOf(), 7);
+      const changed = json(await cli(['keys', 'limit', String(created.id), '9', ...connection()]));
+      assert.equal(changed.rateLimit, 9);
+      assert.equal(await rateOf(), 9);
+      json(await cli(['keys', 'limit', String(created.id), 'default', ...connection()]));
+      assert.equal(await rateOf(), null);
+      failed(await cli(['keys', 'limit', String(created.id), '0', ...connection()]), /positive integer/);
+      failed(await cli(['keys', 'create', '--rate-limit', 'many', ...connection()]), /positive integer/);
+      failed(
+        await cli(['keys', 'limit', '0190a0b0-0000-7000-8000-000000000000', '5', ...connection()]),
+        /404 NOT_FOUND/,
+      );
     });
 
     it('mint, then the balance and status show it', async () => {

@@ -1,6 +1,7 @@
 // Rate limits on the running service: anonymous clients and keys answered 429 with the
 // RateLimit headers, in-memory by default and shared through Redis when redisUrl is set
-// (two instances on one Redis spend one budget).
+// (two instances on one Redis spend one budget); keys with limits of their own (set at
+// creation, changed with PATCH) hit 429 at their own limits, on either store.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
@@ -68,4 +69,82 @@ describe('rate limits (e2e)', () => {
       redis.disconnect();
     }
   });
+
+  for (const store of ['memory', 'redis'] as const) {
+    it(`${store}: two keys with limits of their own hit 429 at their own limits; PATCH changes one`, async () => {
+      const s = await startTestService([
+        ...(store === 'redis' ? ['--redis-url', REDIS_URL] : []),
+        '--rate-limit-per-key',
+        '1000',
+        '--rate-limit-algorithm',
+        'fixed',
+        '--rate-limit-window-ms',
+        '3600000',
+      ]);
+      services.push(s);
+      const admin = (method: string, path: string, body: unknown) =>
+        fetch(`${s.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${s.adminKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const create = async (rateLimit: number) => {
+        const res = await admin('POST', '/v2/admin/keys', { name: `limited ${rateLimit}`, rateLimit });
+        assert.equal(res.status, 201);
+        const created = (await res.json()) as { id: string; key: string; rateLimit: number };
+        assert.equal(created.rateLimit, rateLimit);
+        return created;
+      };
+      const [a, b] = [await create(3), await create(5)];
+      /** Requests until the first 429 (at most `max`), and that answer. */
+      const allowed = async (key: string, max: number) => {
+        for (let n = 0; n < max; n++) {
+          const res = await get(`${s.url}/v1/config`, key);
+          if (res.status === 429) return { n, res };
+          assert.equal(res.status, 200);
+        }
+        throw new Error(`no 429 within ${max} requests`);
+      };
+      const first = await allowed(a.key, 20);
+      assert.equal(first.n, 3);
+      assert.equal(first.res.headers.get('ratelimit-policy'), '"key";q=3;w=3600');
+      assert.match(first.res.headers.get('ratelimit') ?? '', /^"key";r=0;t=\d+$/);
+      assert.match(first.res.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      const second = await allowed(b.key, 20);
+      assert.equal(second.n, 5);
+      assert.equal(second.res.headers.get('ratelimit-policy'), '"key";q=5;w=3600');
+
+      const listed = (await (
+        await fetch(`${s.url}/v2/admin/keys`, { headers: { authorization: `Bearer ${s.adminKey}` } })
+      ).json()) as { keys: { id: string; rateLimit: number | null; name: string }[] };
+      assert.deepEqual(
+        listed.keys.map((k) => [k.name, k.rateLimit]),
+        [
+          ['admin', null],
+          ['limited 3', 3],
+          ['limited 5', 5],
+        ],
+      );
+
+      // Raised to 6: a has 3 more in this window; the admin key keeps the configured 1000.
+      const patched = await admin('PATCH', `/v2/admin/keys/${a.id}`, { rateLimit: 6 });
+      assert.equal(patched.status, 200);
+      assert.equal(((await patched.json()) as { rateLimit: number }).rateLimit, 6);
+      const raised = await allowed(a.key, 20);
+      assert.equal(raised.n, 3);
+      assert.equal(raised.res.headers.get('ratelimit-policy'), '"key";q=6;w=3600');
+      const adminAnswer = await get(`${s.url}/v1/config`, s.adminKey);
+      assert.equal(adminAnswer.headers.get('ratelimit-policy'), '"key";q=1000;w=3600');
+
+      const unknown = await admin('PATCH', '/v2/admin/keys/018f0000-0000-7000-8000-000000000000', {
+        rateLimit: 2,
+      });
+      assert.equal(unknown.status, 404);
+      const zero = await admin('PATCH', `/v2/admin/keys/${a.id}`, { rateLimit: 0 });
+      assert.equal(zero.status, 400);
+      const back = await admin('PATCH', `/v2/admin/keys/${b.id}`, { rateLimit: null });
+      assert.equal(((await back.json()) as { rateLimit: number | null }).rateLimit, null);
+      assert.equal((await get(`${s.url}/v1/config`, b.key)).status, 200, 'b is back on the 1000 default');
+    });
+  }
 });

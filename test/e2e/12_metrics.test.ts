@@ -65,8 +65,10 @@ describe('metrics (e2e)', () => {
       assert.notEqual(sample(page, `tokenproxy_tickets{status="${status}"}`), undefined, status);
     }
     assert.equal(sample(page, 'tokenproxy_outbox_events{state="pending"}'), 0);
-    assert.equal(sample(page, 'tokenproxy_callback_delivery_attempts{outcome="delivered"}'), 0);
-    assert.equal(sample(page, 'tokenproxy_callback_delivery_attempts{outcome="failed"}'), 0);
+    for (const outcome of ['delivered', 'retry', 'failed', 'gone'])
+      assert.equal(sample(page, `tokenproxy_callback_delivery_attempts_total{outcome="${outcome}"}`), 0);
+    assert.notEqual(sample(page, 'tokenproxy_ticket_time_to_mined_seconds_count'), undefined);
+    assert.notEqual(sample(page, 'tokenproxy_ticket_time_to_success_seconds_count'), undefined);
     const outputs = sample(page, 'tokenproxy_funding_pool_outputs');
     assert.ok(outputs !== undefined && outputs > 0, `pool outputs ${outputs}`);
     assert.ok((sample(page, 'tokenproxy_funding_pool_satoshis') ?? 0) > 0);

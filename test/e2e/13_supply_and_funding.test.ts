@@ -76,6 +76,34 @@ describe('supply and funding (CLI e2e)', () => {
     assert.equal(out.pool.low, out.pool.available < 100);
   });
 
+  it('fund --txid refuses an unknown transaction (404) and one paying nothing to the funding address (422)', async () => {
+    const unknown = await cli(['fund', '--txid', 'ab'.repeat(32), ...connection()]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /404 TX_NOT_FOUND/);
+    const minted = await admin('POST', '/v2/admin/mint', {
+      to: '1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH',
+      amount: '1',
+    });
+    assert.equal(minted.status, 200);
+    const noFunding = await cli(['fund', '--txid', String(minted.body.txid), ...connection()]);
+    assert.equal(noFunding.code, 1);
+    assert.match(noFunding.stderr, /422 NO_FUNDING_OUTPUT/);
+    const bad = await admin('POST', '/v2/admin/funding/payments', { txid: 'xyz' });
+    assert.equal(bad.status, 400);
+    // The deploy's change is reserve already: naming the deploy records nothing new.
+    const deploy = t.service.parts.token.tokenId.split('_')[0]!;
+    const again = await cli(['fund', '--txid', deploy, ...connection()]);
+    assert.equal(again.code, 0, again.stderr);
+    const out = JSON.parse(again.stdout) as {
+      recorded: unknown[];
+      alreadyRecorded: boolean;
+      outputs: unknown[];
+    };
+    assert.deepEqual(out.recorded, []);
+    assert.equal(out.alreadyRecorded, true);
+    assert.equal(out.outputs.length, 1);
+  });
+
   it('audit agrees with the index at genesis', async () => {
     const { run, report } = await audit();
     assert.equal(run.code, 0, run.stderr);

@@ -59,7 +59,12 @@ export interface Ledger {
 /** The devnet with its ARC server, and genesis coins of the operator's funding key. */
 export async function startLedger(
   label: string,
-  options: { readonly genesis?: readonly bigint[]; readonly feeRateSatPerKb?: bigint } = {},
+  options: {
+    readonly genesis?: readonly bigint[];
+    readonly feeRateSatPerKb?: bigint;
+    /** More genesis outputs, to other keys (an operator's wallet, say). */
+    readonly others?: readonly { readonly lockingScript: Uint8Array; readonly satoshis: bigint }[];
+  } = {},
 ): Promise<Ledger> {
   const operator = {
     approver: party(`${label} approver`),
@@ -69,10 +74,13 @@ export async function startLedger(
   };
   const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
   const devnet = await createDevnet({
-    genesis: (options.genesis ?? [5_000_000_000n]).map((satoshis) => ({
-      lockingScript: fundingScript,
-      satoshis,
-    })),
+    genesis: [
+      ...(options.genesis ?? [5_000_000_000n]).map((satoshis) => ({
+        lockingScript: fundingScript,
+        satoshis,
+      })),
+      ...(options.others ?? []),
+    ],
     blockIntervalMs: 0,
     ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
   });

@@ -13,7 +13,9 @@ import {
   createApiKey,
   LAST_USED_RESOLUTION_MS,
   listApiKeys,
+  MAX_KEY_RATE_LIMIT,
   revokeApiKey,
+  setApiKeyRateLimit,
   storeApiKeyVerifier,
   verifyApiKey,
   webhookSecretOf,
@@ -114,6 +116,7 @@ for (const target of testTargets()) {
         id: created.id,
         name: 'reader',
         scopes: ['read'],
+        rateLimit: null,
       });
       assert.equal(await verifyApiKey(db, `${created.key}x`, at(1)), null);
       assert.equal(await verifyApiKey(db, '', at(1)), null);
@@ -155,6 +158,7 @@ for (const target of testTargets()) {
           'id',
           'lastUsedAt',
           'name',
+          'rateLimit',
           'revokedAt',
           'scopes',
         ]);
@@ -167,6 +171,32 @@ for (const target of testTargets()) {
         times,
         [...times].sort((a, b) => a - b),
       );
+    });
+
+    test('a key’s own rate limit: set at creation, changed, cleared; refused out of range or revoked', async () => {
+      const created = await createApiKey(
+        db,
+        masterKey,
+        { name: 'limited', scopes: ['read'], rateLimit: 4 },
+        t0,
+      );
+      assert.equal(created.rateLimit, 4);
+      assert.equal((await verifyApiKey(db, created.key, at(1)))?.rateLimit, 4);
+      assert.equal(await setApiKeyRateLimit(db, created.id, 40), true);
+      assert.equal((await verifyApiKey(db, created.key, at(2)))?.rateLimit, 40);
+      assert.equal((await listApiKeys(db)).find((k) => k.id === created.id)?.rateLimit, 40);
+      assert.equal(await setApiKeyRateLimit(db, created.id, null), true);
+      assert.equal((await verifyApiKey(db, created.key, at(3)))?.rateLimit, null);
+      for (const bad of [0, -1, 1.5, MAX_KEY_RATE_LIMIT + 1]) {
+        await assert.rejects(setApiKeyRateLimit(db, created.id, bad), ApiKeyInputError);
+        await assert.rejects(
+          createApiKey(db, masterKey, { name: 'bad', scopes: ['read'], rateLimit: bad }),
+          ApiKeyInputError,
+        );
+      }
+      assert.equal(await setApiKeyRateLimit(db, 'no-such-key', 5), false);
+      assert.equal(await revokeApiKey(db, created.id, at(4)), true);
+      assert.equal(await setApiKeyRateLimit(db, created.id, 5), false, 'revoked');
     });
 
     describe('storeApiKeyVerifier', () => {
@@ -182,6 +212,7 @@ for (const target of testTargets()) {
           id: created.id,
           name: 'typed',
           scopes: ['admin'],
+          rateLimit: null,
         });
       });
 
@@ -190,7 +221,7 @@ for (const target of testTargets()) {
         const q = counting(db);
         const verifier = storeApiKeyVerifier(q, { ttlMs: 10_000, now: () => new Date(clock) });
         const created = await createApiKey(db, masterKey, { name: 'cached', scopes: ['read'] });
-        const principal = { id: created.id, name: 'cached', scopes: ['read'] };
+        const principal = { id: created.id, name: 'cached', scopes: ['read'], rateLimit: null };
         assert.deepStrictEqual(await verifier.verify(created.key), principal);
         const readsAfterFirst = q.reads;
         clock += 9_999;

@@ -18,6 +18,7 @@ const EXPECTED_TABLES = [
   'delivery_attempts',
   'events',
   'funding_outputs',
+  'funding_reserve',
   'idempotency_keys',
   'schema_migrations',
   'settings',

@@ -1,4 +1,4 @@
-// The operator's routes (scope `admin`): API keys, minting out of the treasury, mining on the
+// The operator's routes (scope `admin`): API keys (with their own rate limits), minting out of the treasury, mining on the
 // devnet and a status report. The CLI (src/cli) is a thin shell over these.
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
@@ -12,7 +12,9 @@ import {
   type ApiKeyScope,
   createApiKey,
   listApiKeys,
+  MAX_KEY_RATE_LIMIT,
   revokeApiKey,
+  setApiKeyRateLimit,
 } from '../../store/api-keys-store.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
 import { supply } from '../../store/wallet-queries.js';
@@ -44,15 +46,25 @@ export const MAX_BLOCKS_PER_MINE = 1000;
 const admin = { scope: 'admin' as const };
 const query = Type.Object(authTokenQuery);
 
+const KeyRateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: MAX_KEY_RATE_LIMIT }), Type.Null()], {
+  description:
+    'Requests per rate-limit window for this key, in place of the configured rateLimitPerKey; null: that default',
+});
+
 const CreateKeyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     scopes: Type.Optional(
       Type.Array(Type.Enum([...API_KEY_SCOPES]), { minItems: 1, maxItems: API_KEY_SCOPES.length }),
     ),
+    rateLimit: Type.Optional(KeyRateLimit),
   },
   { additionalProperties: false },
 );
+
+const KeyIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const UpdateKeyBody = Type.Object({ rateLimit: KeyRateLimit }, { additionalProperties: false });
 
 const MintBody = Type.Object(
   {
@@ -78,15 +90,16 @@ export function adminRoutes(deps: AdminRouteDeps) {
       '/v2/admin/keys',
       { config: admin, schema: { body: CreateKeyBody, querystring: query, response: problemResponses(400) } },
       async (request, reply) => {
-        const { name = 'api key', scopes = DEFAULT_KEY_SCOPES } = request.body;
+        const { name = 'api key', scopes = DEFAULT_KEY_SCOPES, rateLimit = null } = request.body;
         try {
-          const created = await createApiKey(ctx.db, deps.masterKey, { name, scopes }, ctx.now());
+          const created = await createApiKey(ctx.db, deps.masterKey, { name, scopes, rateLimit }, ctx.now());
           return reply.code(201).send({
             id: created.id,
             key: created.key,
             webhookSecret: created.webhookSecret,
             name: created.name,
             scopes: created.scopes,
+            rateLimit: created.rateLimit ?? null,
             createdAt: created.createdAt.toISOString(),
           });
         } catch (err) {
@@ -100,12 +113,36 @@ export function adminRoutes(deps: AdminRouteDeps) {
       keys: (await listApiKeys(ctx.db)).map(apiKeyJson),
     }));
 
+    app.patch(
+      '/v2/admin/keys/:id',
+      {
+        config: admin,
+        schema: {
+          summary: "Change a live key's own rate limit (null: back to the configured default)",
+          params: KeyIdParams,
+          body: UpdateKeyBody,
+          querystring: query,
+          response: problemResponses(400, 404),
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        const { rateLimit } = request.body;
+        if (!(await setApiKeyRateLimit(ctx.db, id, rateLimit)))
+          throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
+        deps.forgetApiKeys();
+        const key = (await listApiKeys(ctx.db)).find((k) => k.id === id);
+        if (key === undefined) throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
+        return apiKeyJson(key);
+      },
+    );
+
     app.delete(
       '/v2/admin/keys/:id',
       {
         config: admin,
         schema: {
-          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: KeyIdParams,
           querystring: query,
           response: problemResponses(404),
         },
@@ -209,6 +246,7 @@ function apiKeyJson(k: ApiKeyInfo) {
     id: k.id,
     name: k.name,
     scopes: k.scopes,
+    rateLimit: k.rateLimit,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,

@@ -7,12 +7,12 @@ import { fundingOutlook, typicalTransferFee } from '../../domain/funding-outlook
 import { AppError } from '../../errors/registry.js';
 import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
 import { deliveryStats } from '../../store/delivery-stats.js';
-import { readSetting } from '../../store/settings.js';
+import { availableReserve } from '../../store/funding-reserve.js';
 import { supplyHistory } from '../../store/supply-history.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
 import { failedTickets, ticketTimeline } from '../../store/ticket-timeline.js';
 import { supply } from '../../store/wallet-queries.js';
-import { defaultDenominations, RESERVE_SETTING, type ReserveOutput } from '../../usecases/funding-pool.js';
+import { defaultDenominations } from '../../usecases/funding-pool.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery } from '../schemas/common.js';
 import { amountJson, redeemedAmount } from './admin-routes.js';
@@ -151,12 +151,12 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
                FROM funding_outputs`,
             [fee.toString()],
           ),
-          readSetting<ReserveOutput>(ctx.db, RESERVE_SETTING),
+          availableReserve(ctx.db),
         ]);
         const row = rows[0];
         const available = Number(row?.available ?? 0);
         const usable = Number(row?.usable ?? 0);
-        const reserveSatoshis = reserve === null ? 0n : BigInt(reserve.satoshis);
+        const reserveSatoshis = reserve.reduce((sum, o) => sum + o.satoshis, 0n);
         const outlook = fundingOutlook({
           usableOutputs: usable,
           availableOutputs: available,

@@ -1,15 +1,19 @@
 // The operator's supply and funding routes (scope `admin`): burn out of the treasury or the
-// fee address, the funding pool (address to pay, level), and the audit of the index against
-// the transactions' raw bytes. The CLI (burn, fund, audit) is a thin shell over these.
+// fee address, the funding pool (address to pay, level, reserve), the operator's payments into
+// it, and the audit of the index against the transactions' raw bytes. The CLI (burn, fund,
+// audit) is a thin shell over these.
 import { Type } from 'typebox';
-import { parseTokens } from '../../domain/amount.js';
+import { pubKeyHashOf } from '../../domain/address.js';
+import { parseTokens, toJsonNumber } from '../../domain/amount.js';
 import type { SupplySplit } from '../../domain/ledger-audit.js';
-import { readSetting } from '../../store/settings.js';
+import { fromHex } from '../../domain/script-chunks.js';
+import { buildP2pkhScript } from '../../domain/token-script.js';
+import { availableReserve, type ReserveOutput } from '../../store/funding-reserve.js';
 import { auditLedger } from '../../usecases/audit-ledger.js';
 import { type BurnKeys, burnTokens } from '../../usecases/burn-tokens.js';
-import { RESERVE_SETTING, type ReserveOutput } from '../../usecases/funding-pool.js';
+import { recordFundingPayment } from '../../usecases/record-funding-payment.js';
 import type { AppInstance } from '../app.js';
-import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { authTokenQuery, problemResponses, Txid } from '../schemas/common.js';
 import { amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -35,6 +39,25 @@ const BurnBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const PaymentBody = Type.Object(
+  {
+    txid: Txid,
+    rawtx: Type.Optional(
+      Type.String({
+        pattern: '^([0-9a-fA-F]{2})+$',
+        maxLength: 2_000_000,
+        description:
+          'The raw transaction in hex, for a ledger that serves no raw transactions (ARC); checked against txid and the ledger',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function reserveJson(o: ReserveOutput) {
+  return { outpoint: `${o.txid}_${o.vout}`, satoshis: toJsonNumber(o.satoshis) };
+}
 
 function splitJson(split: SupplySplit) {
   return {
@@ -82,7 +105,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           ctx.db.query<{ state: string; n: string; sats: string }>(
             'SELECT state, count(*) AS n, coalesce(sum(satoshis), 0)::text AS sats FROM funding_outputs GROUP BY state',
           ),
-          readSetting<ReserveOutput>(ctx.db, RESERVE_SETTING),
+          availableReserve(ctx.db),
         ]);
         const of = (state: string) => rows.find((r) => r.state === state);
         const available = Number(of('available')?.n ?? 0);
@@ -95,10 +118,46 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
             lowWater: deps.poolLowWater,
             low: available < deps.poolLowWater,
           },
-          reserve:
-            reserve === null
-              ? null
-              : { outpoint: `${reserve.txid}_${reserve.vout}`, satoshis: Number(reserve.satoshis) },
+          // The largest reserve output (the next split's first input), and all of them.
+          reserve: reserve[0] === undefined ? null : reserveJson(reserve[0]),
+          reserves: reserve.map(reserveJson),
+          reserveSatoshis: toJsonNumber(reserve.reduce((sum, o) => sum + o.satoshis, 0n)),
+        };
+      },
+    );
+
+    const fundingPkh = pubKeyHashOf(deps.fundingAddress);
+    if (fundingPkh === null) throw new Error(`the funding address ${deps.fundingAddress} is not P2PKH`);
+    const fundingScript = buildP2pkhScript(fundingPkh);
+    app.post(
+      '/v2/admin/funding/payments',
+      {
+        config: admin,
+        schema: {
+          summary: 'Record a payment to the funding address: its outputs become reserve for the pool',
+          tags: ['admin'],
+          body: PaymentBody,
+          querystring: query,
+          response: problemResponses(400, 404, 422, 503),
+        },
+      },
+      async (request) => {
+        const txid = request.body.txid.toLowerCase();
+        const raw = request.body.rawtx === undefined ? undefined : fromHex(request.body.rawtx);
+        const result = await recordFundingPayment(
+          { db: ctx.db, ledger: ctx.ledger, fundingScript, now: ctx.now },
+          txid,
+          raw,
+        );
+        request.log.info(
+          { txid, outputs: result.outputs.length, recorded: result.recorded.length },
+          'funding payment recorded',
+        );
+        return {
+          txid,
+          outputs: result.outputs.map(reserveJson),
+          recorded: result.recorded.map(reserveJson),
+          alreadyRecorded: result.recorded.length === 0,
         };
       },
     );
