@@ -158,11 +158,14 @@ describe('console read models (e2e)', () => {
     const pool = await get<{
       address: string;
       pool: { available: number; availableSatoshis: number; lowWater: number };
+      reserveSatoshis: number;
     }>('/v2/admin/funding');
     assert.equal(f.address, pool.address);
     assert.equal(f.outputs.available, pool.pool.available);
     assert.equal(f.satoshis.available, pool.pool.availableSatoshis);
     assert.equal(f.lowWater, pool.pool.lowWater);
+    assert.ok(pool.reserveSatoshis > 0, 'the deploy left change in the reserve');
+    assert.equal(f.satoshis.reserve, pool.reserveSatoshis);
     assert.ok(f.outputs.usable > 0 && f.outputs.usable <= f.outputs.available);
     assert.equal(f.transfersLeft, f.outputs.usable + f.fromReserve);
     assert.equal(f.level, f.outputs.available >= f.lowWater ? 'ok' : f.level === 'ok' ? 'not ok' : f.level);
