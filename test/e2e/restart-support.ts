@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Transaction } from '@bsv/sdk';
 import { loadConfig } from '../../src/config.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { expectNoOutputBothSpentAndUnspent as expectSpendsConsistent } from '../support/store-invariants.js';
 import { party } from '../support/token-world.js';
 import { http, type TokenFacts, transferOf, utxosOf } from './e2e-http.js';
 import { eventually } from './support.js';
@@ -225,41 +225,10 @@ export async function expectBalances(service: RunningService, stream: Stream) {
   );
 }
 
-/** Each output is spent by the one transaction that spends it, or by none; nothing stays reserved. */
+/** Each output is spent by the one transaction that spends it, or by none; all are mined. */
 export async function expectNoOutputBothSpentAndUnspent(service: RunningService) {
   const { db } = service.parts;
-  const live = await db.query<{ txid: string; raw_tx: Uint8Array }>(
-    "SELECT txid, raw_tx FROM transactions WHERE state <> 'failed'",
-  );
-  const spentBy = new Map<string, string>();
-  for (const row of live) {
-    const tx = Transaction.fromBinary(Array.from(row.raw_tx));
-    assert.equal(tx.id('hex'), row.txid);
-    for (const input of tx.inputs) {
-      const outpoint = `${input.sourceTXID}_${input.sourceOutputIndex}`;
-      assert.equal(spentBy.get(outpoint), undefined, `${outpoint} spent by two transactions`);
-      spentBy.set(outpoint, row.txid);
-    }
-  }
-  const outputs = await db.query<{
-    txid: string;
-    vout: number;
-    spent_by: string | null;
-    reserved_by: string | null;
-  }>('SELECT txid, vout, spent_by, reserved_by FROM token_outputs');
-  for (const o of outputs) {
-    const outpoint = `${o.txid}_${o.vout}`;
-    assert.equal(
-      o.spent_by,
-      spentBy.get(outpoint) ?? null,
-      `${outpoint}: spent_by and the transactions disagree`,
-    );
-    assert.equal(o.reserved_by, null, `${outpoint} still reserved`);
-  }
-  const reserved = await db.query<{ n: string }>(
-    "SELECT count(*) AS n FROM funding_outputs WHERE state = 'reserved'",
-  );
-  assert.equal(reserved[0]?.n, '0', 'no funding output stays reserved');
+  await expectSpendsConsistent(db);
   const unmined = await db.query<{ n: string }>(
     "SELECT count(*) AS n FROM transactions WHERE state <> 'mined'",
   );
