@@ -1,0 +1,152 @@
+// Several tokenproxy processes' worth of roles on one PostgreSQL database and one ARC: a fresh
+// database per test file, the devnet behind its ARC API in this process, and instances of
+// chosen roles started with the same operator keys.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { hash160 } from '../../src/crypto/hash.js';
+import { bytesEqual, toHex } from '../../src/domain/script-chunks.js';
+import { buildP2pkhScript } from '../../src/domain/token-script.js';
+import { startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
+import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
+import { type RunningService, startService } from '../../src/service.js';
+import { party } from './token-world.js';
+
+export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
+
+/** A database of its own on the test server; `drop` removes it (and its connections). */
+export async function freshDatabase(serverUrl: string, label: string) {
+  const name = `tokenproxy_${label}_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const again = new pg.Client({ connectionString: serverUrl });
+      await again.connect();
+      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.end();
+    },
+  };
+}
+
+export interface Coin {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+}
+
+export interface Ledger {
+  readonly devnet: Devnet;
+  /** The funding key's genesis coins: the first is the one the first instance deploys from. */
+  readonly coins: readonly Coin[];
+  readonly arcUrl: string;
+  /** The operator's flags: keys, ARC, the coin the first instance deploys from. */
+  readonly flags: readonly string[];
+  close(): Promise<void>;
+}
+
+/** The devnet with its ARC server, and genesis coins of the operator's funding key. */
+export async function startLedger(
+  label: string,
+  options: { readonly genesis?: readonly bigint[]; readonly feeRateSatPerKb?: bigint } = {},
+): Promise<Ledger> {
+  const operator = {
+    approver: party(`${label} approver`),
+    mint: party(`${label} mint`),
+    fee: party(`${label} fee`),
+    funding: party(`${label} funding`),
+  };
+  const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
+  const devnet = await createDevnet({
+    genesis: (options.genesis ?? [5_000_000_000n]).map((satoshis) => ({
+      lockingScript: fundingScript,
+      satoshis,
+    })),
+    blockIntervalMs: 0,
+    ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
+  });
+  const arc = await startArcServer({ devnet, host: '127.0.0.1' });
+  const coins = devnet
+    .utxos()
+    .filter((u) => bytesEqual(u.lockingScript, fundingScript))
+    .map((u) => ({ txid: u.txid, vout: u.vout, satoshis: u.satoshis }))
+    .sort((a, b) => a.vout - b.vout);
+  const coin = coins[0]!;
+  return {
+    devnet,
+    coins,
+    arcUrl: arc.url,
+    flags: [
+      '--arc-url',
+      arc.url,
+      '--genesis-funding',
+      `${coin.txid}_${coin.vout}:${coin.satoshis}`,
+      '--approver-key',
+      toHex(operator.approver.privateKey),
+      '--mint-key',
+      toHex(operator.mint.privateKey),
+      '--fee-key',
+      toHex(operator.fee.privateKey),
+      '--funding-key',
+      toHex(operator.funding.privateKey),
+      '--master-key',
+      toHex(party(`${label} master`).privateKey),
+    ],
+    async close() {
+      await arc.close();
+      await devnet.close();
+    },
+  };
+}
+
+export interface Instance {
+  readonly service: RunningService;
+  readonly url: string | null;
+  stop(): Promise<void>;
+}
+
+/** One instance running `roles` on the shared database and ledger, in a data folder of its own. */
+export async function startInstance(
+  ledger: Ledger,
+  databaseUrl: string,
+  roles: string,
+  extra: readonly string[] = [],
+): Promise<Instance> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-scale-'));
+  const config = loadConfig({
+    argv: [
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--log-level',
+      'error',
+      '--database-url',
+      databaseUrl,
+      '--roles',
+      roles,
+      '--tracker-poll-ms',
+      '200',
+      '--no-rate-limit-enabled',
+      ...ledger.flags,
+      ...extra,
+    ],
+    env: {},
+  });
+  const service = await startService(config);
+  return {
+    service,
+    url: service.url,
+    async stop() {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
