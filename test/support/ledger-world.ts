@@ -47,6 +47,8 @@ export interface Ledger {
   /** The funding key's genesis coins: the first is the one the first instance deploys from. */
   readonly coins: readonly Coin[];
   readonly arcUrl: string;
+  /** The txid of every transaction sent to the ARC server, in order (repeats included). */
+  readonly broadcasts: readonly string[];
   /** The operator's flags: keys, ARC, the coin the first instance deploys from. */
   readonly flags: readonly string[];
   close(): Promise<void>;
@@ -72,7 +74,18 @@ export async function startLedger(
     blockIntervalMs: 0,
     ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
   });
-  const arc = await startArcServer({ devnet, host: '127.0.0.1' });
+  const broadcasts: string[] = [];
+  const recorded: Devnet = new Proxy(devnet, {
+    get(target, name, receiver) {
+      if (name !== 'broadcast') return Reflect.get(target, name, receiver);
+      return async (raw: Uint8Array) => {
+        const result = await target.broadcast(raw);
+        broadcasts.push(result.txid);
+        return result;
+      };
+    },
+  });
+  const arc = await startArcServer({ devnet: recorded, host: '127.0.0.1' });
   const coins = devnet
     .utxos()
     .filter((u) => bytesEqual(u.lockingScript, fundingScript))
@@ -83,6 +96,7 @@ export async function startLedger(
     devnet,
     coins,
     arcUrl: arc.url,
+    broadcasts,
     flags: [
       '--arc-url',
       arc.url,
