@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CONFIG_KEYS, ConfigSchema, ENV_ALIASES, envNameOf, loadConfig } from '../../src/config.js';
+import { CONFIG_KEYS, ENV_ALIASES, envNameOf, loadConfig } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(ROOT, 'deploy');
@@ -110,7 +110,7 @@ describe('deploy/ files', () => {
   it("nginx's body limit is the service's bodyLimit default, and so is the env file's", () => {
     const sizes = [...read('nginx/tokenproxy.conf').matchAll(/^\s*client_max_body_size\s+(\S+);/gm)];
     assert.equal(sizes.length, 1);
-    const limit = ConfigSchema.properties.bodyLimit.default;
+    const limit = loadConfig({ argv: [], env: {} }).bodyLimit;
     assert.equal(nginxBytes(sizes[0]![1]!), limit);
     assert.equal(Number(ENV.TOKENPROXY_BODY_LIMIT), limit);
   });
