@@ -12,7 +12,7 @@
 // Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
 // BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { hash160 } from '../src/crypto/hash.js';
@@ -213,8 +213,15 @@ async function machineLine(pgUrl: string | undefined): Promise<string> {
   const cpu = cpus();
   return (
     `${cpu.length} cores (${cpu[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
-    `Node ${process.version}, ${postgres}, ${new Date().toISOString().slice(0, 10)}`
+    `Node ${process.version}, ${postgres}, ${new Date().toISOString().slice(0, 10)}; ${loadLine()}`
   );
+}
+
+/** The machine's load average (other work on it weighs on every figure alike). */
+function loadLine(): string {
+  return `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
 }
 
 async function main(): Promise<void> {
@@ -269,6 +276,7 @@ async function main(): Promise<void> {
     await database?.drop().catch((err) => console.error('could not drop the database:', err));
     for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   }
+  console.log(`after the run: ${loadLine()}`);
   report();
 }
 
@@ -280,7 +288,10 @@ function report(): void {
     '| configuration | req/s (ratio to bare node:http) | transfers/s | read p50 / p99 ms | transfer p50 / p99 ms | scaling efficiency | errors |',
   );
   console.log('|---|---|---|---|---|---|---|');
-  for (const [config, rounds] of results) {
+  const order: Config[] = ['baseline', 'embedded', ...INSTANCES.map((n) => `postgres x${n}` as const)];
+  for (const config of order) {
+    const rounds = results.get(config);
+    if (rounds === undefined) continue;
     // Each round's figure against the same round's baseline; the median round is reported.
     const ratios = rounds.map((f, i) => f.throughput / baselines[i]!.throughput);
     const i = rounds.indexOf(median(rounds, (f) => f.throughput / baselines[rounds.indexOf(f)]!.throughput));
