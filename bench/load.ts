@@ -5,8 +5,8 @@
 //   - the embedded default (one `tokenproxy start` process: PGlite + devnet);
 //   - PostgreSQL with 1, 2 and 4 `--roles api` processes (plus one `--roles tracker,deliverer`
 //     process) on one fresh database and one devnet process behind its ARC API.
-// Rounds interleave the configurations so machine load hits all; each figure is the median
-// round. Prints throughput (and its ratio to the baseline), p50/p99 latency per kind, and the
+// Rounds interleave the configurations so machine load hits all (the PostgreSQL ones in a
+// turning order), each measurement with wallets of its own; each figure is the median round. Prints throughput (and its ratio to the baseline), p50/p99 latency per kind, and the
 // scaling efficiency throughput(N) / (N x throughput(1)). Every process it starts is stopped by
 // its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
 // Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
@@ -22,13 +22,13 @@ import { freshDatabase } from '../test/support/ledger-world.js';
 import { party } from '../test/support/token-world.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
-import { ADDRESS_GROUPS, type Prepared, prepare } from './load/world.js';
+import { type Prepared, prepare } from './load/world.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 16);
-const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 60));
+const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 120));
 const INSTANCES = [1, 2, 4] as const;
 const ENTRY = 'src/cli/entry.ts';
 const RUNNING_AT = /running at (http:\/\/\S+)/;
@@ -63,13 +63,13 @@ async function measure(
   label: string,
   targets: readonly string[],
   apiKey: string,
-  prepared: Pick<Prepared, 'transfers' | 'ticketIds'> & { readonly sameTransfer?: string },
+  prepared: Pick<Prepared, 'transfers' | 'ticketIds' | 'addressGroups'> & { readonly sameTransfer?: string },
 ): Promise<Figures> {
   const plan = {
     targets,
     concurrency: CONCURRENCY,
     apiKey,
-    addressGroups: ADDRESS_GROUPS,
+    addressGroups: prepared.addressGroups,
     transfers: prepared.transfers,
     ticketIds: prepared.ticketIds,
     ...(prepared.sameTransfer !== undefined && { sameTransfer: prepared.sameTransfer }),
@@ -84,6 +84,10 @@ async function measure(
       `errors ${f.errors}, starved ${f.starved}`,
   );
   for (const e of result.errors.slice(0, 3)) console.log(`    error: ${e}`);
+  if (f.starved > 0)
+    console.log(
+      `    warning: transfers ran out (${f.starved}): raise BENCH_LOAD_FUNDED; this round's figures are reads-heavy`,
+    );
   return f;
 }
 
@@ -123,17 +127,22 @@ const record = (config: Config, f: Figures) => results.set(config, [...(results.
 async function baselineRound(sampleRawtx: string): Promise<void> {
   const bare = await startChild('bare server', 'bench/load/bare-server.ts', [], /at (http:\/\/\S+)/);
   try {
-    const sample = { transfers: [], ticketIds: [], sameTransfer: sampleRawtx };
+    const sample = { transfers: [], ticketIds: [], addressGroups: [['baseline']], sameTransfer: sampleRawtx };
     record('baseline', await measure('baseline', [bare.announced], 'x', sample));
   } finally {
     await bare.stop();
   }
 }
 
-async function embeddedRound(dataDir: string, apiKey: { value: string | null }): Promise<string> {
+async function embeddedRound(
+  round: number,
+  dataDir: string,
+  apiKey: { value: string | null },
+): Promise<string> {
   const prepared = await prepare(['--data-dir', dataDir, '--block-interval-ms', '0'], FUNDED, {
     mine: true,
     createKey: apiKey.value === null,
+    tag: `embedded ${round}`,
   });
   apiKey.value ??= prepared.apiKey;
   const flags = ['--data-dir', dataDir, '--port', '0', '--log-level', 'warn', '--no-rate-limit-enabled'];
@@ -152,6 +161,7 @@ async function embeddedRound(dataDir: string, apiKey: { value: string | null }):
 }
 
 async function postgresRound(
+  round: number,
   n: (typeof INSTANCES)[number],
   shared: readonly string[],
   apiKey: { value: string | null },
@@ -159,6 +169,7 @@ async function postgresRound(
   const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], FUNDED, {
     mine: false,
     createKey: apiKey.value === null,
+    tag: `postgres ${n} ${round}`,
   });
   apiKey.value ??= prepared.apiKey;
   const children: Child[] = [];
@@ -267,9 +278,11 @@ async function main(): Promise<void> {
     }
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}:`);
-      const sample = await embeddedRound(embeddedDir, embeddedKey);
+      const sample = await embeddedRound(round, embeddedDir, embeddedKey);
       await baselineRound(sample);
-      if (pgUrl !== undefined) for (const n of INSTANCES) await postgresRound(n, shared, pgKey);
+      // The order of the PostgreSQL configurations turns each round (the database grows).
+      const order = INSTANCES.map((_, k) => INSTANCES[(k + round - 1) % INSTANCES.length]!);
+      if (pgUrl !== undefined) for (const n of order) await postgresRound(round, n, shared, pgKey);
     }
   } finally {
     await stopAllChildren();
