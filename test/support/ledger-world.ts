@@ -154,7 +154,10 @@ export async function startInstance(
     ],
     env: {},
   });
-  const service = await startService(config);
+  const service = await startService(config).catch((err: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  });
   return {
     service,
     url: service.url,
