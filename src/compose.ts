@@ -28,10 +28,9 @@ import { openPostgresDb } from './store/postgres-db.js';
 import { applyLedgerStatus } from './usecases/apply-ledger-status.js';
 import type { ServiceContext } from './usecases/context.js';
 import {
-  deployToken,
   devnetFundingCoin,
   type FundingCoin,
-  loadTokenSettings,
+  loadOrDeployToken,
   type TokenSettings,
 } from './usecases/deploy-token.js';
 
@@ -111,18 +110,17 @@ export async function composeParts(
 
     const now = () => new Date();
     const newId = () => uuidv7();
-    let token = await loadTokenSettings(db);
-    let deployed: string | null = null;
-    if (token === null) {
-      const coin =
-        devnet !== null ? devnetFundingCoin(devnet, keys.funding) : fundingCoinOf(config.genesisFunding);
-      token = await deployToken(
-        { db, ledger, keys, addresses, feeRate, now, newId },
-        { supply: BigInt(config.tokenSupply), symbol: config.tokenSymbol, icon: '', decimals: 5 },
-        coin,
-      );
+    // Deploys the token on first start (once, even when several instances start at once).
+    const loaded = await loadOrDeployToken(
+      { db, ledger, keys, addresses, feeRate, now, newId },
+      { supply: BigInt(config.tokenSupply), symbol: config.tokenSymbol, icon: '', decimals: 5 },
+      () =>
+        devnet !== null ? devnetFundingCoin(devnet, keys.funding) : fundingCoinOf(config.genesisFunding),
+    );
+    const token = loaded.settings;
+    const deployed = loaded.deployed ? token.tokenId.split('_')[0]! : null;
+    if (deployed !== null) {
       if (devnet !== null) await devnet.mine(1);
-      deployed = token.tokenId.split('_')[0]!;
       logger.info({ tokenId: token.tokenId }, 'token deployed');
     }
     const ctx: ServiceContext = {

@@ -4,6 +4,10 @@
 // deploy is mined at once; on a real ledger (ARC) the operator names the coin, and the deploy is
 // tracked to MINED by a ticket like any transfer. Built deterministically, so a restart after a
 // crash sends the same transaction again.
+//
+// Several instances may start at once on an empty PostgreSQL database: deploy-or-load runs in
+// one transaction that first takes an advisory lock, so exactly one instance broadcasts and
+// records the deploy and the others, once it commits, find the token it recorded.
 import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
@@ -16,7 +20,7 @@ import { buildP2pkhScript, buildTokenScript } from '../domain/token-script.js';
 import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
 import type { Devnet } from '../ledger/devnet/devnet.js';
 import type { Ledger } from '../ledger/port.js';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { addReserveOutputs } from '../store/funding-reserve.js';
 import { nextScores } from '../store/score.js';
 import { readSetting, writeSetting } from '../store/settings.js';
@@ -36,6 +40,9 @@ export interface TokenSettings {
 }
 
 export const TOKEN_SETTING = 'token';
+
+/** Advisory lock key held while a start deploys or loads the token (unique to this use). */
+export const DEPLOY_LOCK_KEY = 7_364_821_003;
 
 export interface TokenDefinition {
   readonly supply: bigint;
@@ -76,7 +83,32 @@ export function devnetFundingCoin(devnet: Devnet, fundingKey: Uint8Array): Fundi
   return coin;
 }
 
-export async function deployToken(
+export interface LoadedToken {
+  readonly settings: TokenSettings;
+  /** True when this call deployed it (false: it was recorded already, by this or another instance). */
+  readonly deployed: boolean;
+}
+
+/**
+ * The recorded token, or, when none is recorded yet, the token deployed now from `coinOf()`
+ * (asked for only then). Under the deploy lock, so concurrent starts deploy it once.
+ */
+export function loadOrDeployToken(
+  deps: DeployDeps,
+  token: TokenDefinition,
+  coinOf: () => FundingCoin,
+): Promise<LoadedToken> {
+  return deps.db.transaction(async (q) => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [DEPLOY_LOCK_KEY]);
+    const found = await readSetting<TokenSettings>(q, TOKEN_SETTING);
+    if (found !== null) return { settings: found, deployed: false };
+    return { settings: await deployToken(q, deps, token, coinOf()), deployed: true };
+  });
+}
+
+/** Broadcasts the deploy and records it through `q` (a transaction holding the deploy lock). */
+async function deployToken(
+  q: Queryable,
   deps: DeployDeps,
   token: TokenDefinition,
   coin: FundingCoin,
@@ -120,36 +152,34 @@ export async function deployToken(
     icon: token.icon,
     decimals: token.decimals,
   };
-  await deps.db.transaction(async (q) => {
-    const now = deps.now();
-    await writeSetting(q, TOKEN_SETTING, settings, now);
-    await addReserveOutputs(q, [{ txid, vout: 1, satoshis: reserve }], 'deploy', now);
-    // A ticket follows the deploy to MINED (and records its block), as for any transfer.
-    await q.query(
-      `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)
-       VALUES ($1, $2, $2, $3, 'BROADCASTING', 10, $4, $4, $4)`,
-      [deps.newId(), txid, raw, now],
-    );
-    const [score] = await nextScores(q, 1);
-    await insertFeedRecord(q, {
-      txid,
-      rawTx: raw,
-      senders: [],
-      receivers: [addresses.mintAddress],
-      outputs: [
-        {
-          vout: 0,
-          owner: addresses.mintAddress,
-          amount: token.supply,
-          op: 'deploy+mint',
-          script: tokenScript,
-          satoshis: 1n,
-        },
-      ],
-      state: 'unconfirmed',
-      score: score!,
-      now,
-    });
+  const now = deps.now();
+  await writeSetting(q, TOKEN_SETTING, settings, now);
+  await addReserveOutputs(q, [{ txid, vout: 1, satoshis: reserve }], 'deploy', now);
+  // A ticket follows the deploy to MINED (and records its block), as for any transfer.
+  await q.query(
+    `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)
+     VALUES ($1, $2, $2, $3, 'BROADCASTING', 10, $4, $4, $4)`,
+    [deps.newId(), txid, raw, now],
+  );
+  const [score] = await nextScores(q, 1);
+  await insertFeedRecord(q, {
+    txid,
+    rawTx: raw,
+    senders: [],
+    receivers: [addresses.mintAddress],
+    outputs: [
+      {
+        vout: 0,
+        owner: addresses.mintAddress,
+        amount: token.supply,
+        op: 'deploy+mint',
+        script: tokenScript,
+        satoshis: 1n,
+      },
+    ],
+    state: 'unconfirmed',
+    score: score!,
+    now,
   });
   return settings;
 }

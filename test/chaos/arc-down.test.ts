@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestService, type TestService } from '../e2e/support.js';
-import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { type Ledger, startLedger } from '../support/ledger-world.js';
 import {
   type Answer,
   type ChaosStream,

@@ -18,7 +18,7 @@ import { availableFundingCount } from '../../src/usecases/funding-pool.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { assertProblem, http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
-import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { type Ledger, startLedger } from '../support/ledger-world.js';
 import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';
 

@@ -18,7 +18,7 @@ import type { Devnet } from '../../src/ledger/devnet/devnet.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { http } from '../e2e/e2e-http.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
-import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { type Ledger, startLedger } from '../support/ledger-world.js';
 import { party } from '../support/token-world.js';
 import {
   type ChaosStream,

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
 import { toHex } from '../../src/domain/script-chunks.js';
 import type { Devnet } from '../../src/ledger/devnet/devnet.js';
-import { type Ledger, startLedger } from '../scale/scale-support.js';
+import { type Ledger, startLedger } from '../support/ledger-world.js';
 import { party } from '../support/token-world.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
 

@@ -11,7 +11,6 @@ import type { SqlValue } from '../../src/store/db.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
-import { party } from '../support/token-world.js';
 import {
   freshDatabase,
   type Instance,
@@ -19,7 +18,8 @@ import {
   startInstance,
   startLedger,
   testDatabaseUrl,
-} from './scale-support.js';
+} from '../support/ledger-world.js';
+import { party } from '../support/token-world.js';
 
 const HOLDERS = Array.from({ length: 6 }, (_, i) => party(`scale holder ${i}`));
 const RECIPIENTS = [party('scale recipient 0'), party('scale recipient 1')];

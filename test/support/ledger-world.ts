@@ -12,7 +12,7 @@ import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { type ArcServer, startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { party } from '../support/token-world.js';
+import { party } from './token-world.js';
 
 export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
 
@@ -47,6 +47,8 @@ export interface Ledger {
   /** The funding key's genesis coins: the first is the one the first instance deploys from. */
   readonly coins: readonly Coin[];
   readonly arcUrl: string;
+  /** The txid of every transaction sent to the ARC server, in order (repeats included). */
+  readonly broadcasts: readonly string[];
   /** The operator's flags: keys, ARC, the coin the first instance deploys from. */
   readonly flags: readonly string[];
   /** Closes the ARC server (the devnet keeps its state): ARC is down until arcUp(). */
@@ -84,7 +86,18 @@ export async function startLedger(
     blockIntervalMs: 0,
     ...(options.feeRateSatPerKb !== undefined && { feeRateSatPerKb: options.feeRateSatPerKb }),
   });
-  let arc: ArcServer | null = await startArcServer({ devnet, host: '127.0.0.1' });
+  const broadcasts: string[] = [];
+  const recorded: Devnet = new Proxy(devnet, {
+    get(target, name, receiver) {
+      if (name !== 'broadcast') return Reflect.get(target, name, receiver);
+      return async (raw: Uint8Array) => {
+        const result = await target.broadcast(raw);
+        broadcasts.push(result.txid);
+        return result;
+      };
+    },
+  });
+  let arc: ArcServer | null = await startArcServer({ devnet: recorded, host: '127.0.0.1' });
   const { url: arcUrl, port: arcPort } = arc;
   const coins = devnet
     .utxos()
@@ -96,6 +109,7 @@ export async function startLedger(
     devnet,
     coins,
     arcUrl,
+    broadcasts,
     flags: [
       '--arc-url',
       arcUrl,
@@ -117,7 +131,7 @@ export async function startLedger(
       arc = null;
     },
     async arcUp() {
-      arc ??= await startArcServer({ devnet, host: '127.0.0.1', port: arcPort });
+      arc ??= await startArcServer({ devnet: recorded, host: '127.0.0.1', port: arcPort });
     },
     async close() {
       await arc?.close();
@@ -160,7 +174,10 @@ export async function startInstance(
     ],
     env: {},
   });
-  const service = await startService(config);
+  const service = await startService(config).catch((err: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  });
   return {
     service,
     url: service.url,

@@ -1,0 +1,333 @@
+// bench:load — a mixed workload (four reads in the reference client's shape to one signed
+// transfer, each transfer done when its ticket is accepted) for a fixed time, at a fixed
+// concurrency, against:
+//   - the baseline: a bare node:http server answering fixed JSON (one process), same generator;
+//   - the embedded default (one `tokenproxy start` process: PGlite + devnet);
+//   - PostgreSQL with 1, 2 and 4 `--roles api` processes (plus one `--roles tracker,deliverer`
+//     process) on one fresh database and one devnet process behind its ARC API.
+// Rounds interleave the configurations so machine load hits all (the PostgreSQL ones in a
+// turning order), each measurement with wallets of its own; each figure is the median round. Prints throughput (and its ratio to the baseline), p50/p99 latency per kind, and the
+// scaling efficiency throughput(N) / (N x throughput(1)). Every process it starts is stopped by
+// its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
+// Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
+// BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { hash160 } from '../src/crypto/hash.js';
+import { p2pkhAddress } from '../src/domain/address.js';
+import { toHex } from '../src/domain/script-chunks.js';
+import { freshDatabase } from '../test/support/ledger-world.js';
+import { party } from '../test/support/token-world.js';
+import { type LoadResult, percentile, runLoad } from './load/generator.js';
+import { type Child, startChild, stopAllChildren } from './load/processes.js';
+import { type Prepared, prepare } from './load/world.js';
+
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
+const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 16);
+const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 120));
+const INSTANCES = [1, 2, 4] as const;
+const ENTRY = 'src/cli/entry.ts';
+const RUNNING_AT = /running at (http:\/\/\S+)/;
+
+interface Figures {
+  readonly throughput: number;
+  readonly transfersPerSecond: number;
+  readonly read: { readonly p50: number; readonly p99: number; readonly count: number };
+  readonly transfer: { readonly p50: number; readonly p99: number; readonly count: number };
+  readonly errors: number;
+  readonly starved: number;
+}
+
+function figuresOf(r: LoadResult): Figures {
+  const kind = (values: number[]) => ({
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    count: values.length,
+  });
+  return {
+    throughput: (r.latencies.read.length + r.latencies.transfer.length) / r.seconds,
+    transfersPerSecond: r.latencies.transfer.length / r.seconds,
+    read: kind(r.latencies.read),
+    transfer: kind(r.latencies.transfer),
+    errors: r.errors.length,
+    starved: r.starved,
+  };
+}
+
+/** A warm-up (discarded), then the measured run. */
+async function measure(
+  label: string,
+  targets: readonly string[],
+  apiKey: string,
+  prepared: Pick<Prepared, 'transfers' | 'ticketIds' | 'addressGroups'> & { readonly sameTransfer?: string },
+): Promise<Figures> {
+  const plan = {
+    targets,
+    concurrency: CONCURRENCY,
+    apiKey,
+    addressGroups: prepared.addressGroups,
+    transfers: prepared.transfers,
+    ticketIds: prepared.ticketIds,
+    ...(prepared.sameTransfer !== undefined && { sameTransfer: prepared.sameTransfer }),
+  };
+  await runLoad({ ...plan, seconds: WARMUP });
+  const result = await runLoad({ ...plan, seconds: SECONDS });
+  const f = figuresOf(result);
+  const fmt = (n: number) => n.toFixed(1);
+  console.log(
+    `  ${label}: ${fmt(f.throughput)} req/s (${fmt(f.transfersPerSecond)} transfers/s); ` +
+      `read p50 ${fmt(f.read.p50)} ms p99 ${fmt(f.read.p99)} ms; transfer p50 ${fmt(f.transfer.p50)} ms p99 ${fmt(f.transfer.p99)} ms; ` +
+      `errors ${f.errors}, starved ${f.starved}`,
+  );
+  for (const e of result.errors.slice(0, 3)) console.log(`    error: ${e}`);
+  if (f.starved > 0)
+    console.log(
+      `    warning: transfers ran out (${f.starved}): raise BENCH_LOAD_FUNDED; this round's figures are reads-heavy`,
+    );
+  return f;
+}
+
+// The operator's keys, shared by every PostgreSQL process (and the API keys' master key).
+const operator = {
+  approver: party('load approver'),
+  mint: party('load mint'),
+  fee: party('load fee'),
+  funding: party('load funding'),
+  master: party('load master'),
+};
+const keyFlags = [
+  '--approver-key',
+  toHex(operator.approver.privateKey),
+  '--mint-key',
+  toHex(operator.mint.privateKey),
+  '--fee-key',
+  toHex(operator.fee.privateKey),
+  '--funding-key',
+  toHex(operator.funding.privateKey),
+  '--master-key',
+  toHex(operator.master.privateKey),
+];
+const GENESIS_SATOSHIS = 50_000_000_000n;
+
+const tempDirs: string[] = [];
+const tempDir = (label: string) => {
+  const dir = mkdtempSync(join(tmpdir(), `tokenproxy-load-${label}-`));
+  tempDirs.push(dir);
+  return dir;
+};
+
+type Config = 'baseline' | 'embedded' | `postgres x${(typeof INSTANCES)[number]}`;
+const results = new Map<Config, Figures[]>();
+const record = (config: Config, f: Figures) => results.set(config, [...(results.get(config) ?? []), f]);
+
+async function baselineRound(sampleRawtx: string): Promise<void> {
+  const bare = await startChild('bare server', 'bench/load/bare-server.ts', [], /at (http:\/\/\S+)/);
+  try {
+    const sample = { transfers: [], ticketIds: [], addressGroups: [['baseline']], sameTransfer: sampleRawtx };
+    record('baseline', await measure('baseline', [bare.announced], 'x', sample));
+  } finally {
+    await bare.stop();
+  }
+}
+
+async function embeddedRound(
+  round: number,
+  dataDir: string,
+  apiKey: { value: string | null },
+): Promise<string> {
+  const prepared = await prepare(['--data-dir', dataDir, '--block-interval-ms', '0'], FUNDED, {
+    mine: true,
+    createKey: apiKey.value === null,
+    tag: `embedded ${round}`,
+  });
+  apiKey.value ??= prepared.apiKey;
+  const flags = ['--data-dir', dataDir, '--port', '0', '--log-level', 'warn', '--no-rate-limit-enabled'];
+  const service = await startChild(
+    'embedded',
+    ENTRY,
+    ['start', ...flags, '--block-interval-ms', '1000'],
+    RUNNING_AT,
+  );
+  try {
+    record('embedded', await measure('embedded', [service.announced], apiKey.value!, prepared));
+  } finally {
+    await service.stop();
+  }
+  return prepared.transfers[0] ?? '';
+}
+
+async function postgresRound(
+  round: number,
+  n: (typeof INSTANCES)[number],
+  shared: readonly string[],
+  apiKey: { value: string | null },
+): Promise<void> {
+  const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], FUNDED, {
+    mine: false,
+    createKey: apiKey.value === null,
+    tag: `postgres ${n} ${round}`,
+  });
+  apiKey.value ??= prepared.apiKey;
+  const children: Child[] = [];
+  try {
+    const common = ['--log-level', 'warn', '--no-rate-limit-enabled', '--tracker-poll-ms', '1000', ...shared];
+    children.push(
+      await startChild(
+        'tracker+deliverer',
+        ENTRY,
+        ['start', '--roles', 'tracker,deliverer', '--data-dir', tempDir('tracker'), ...common],
+        /running/,
+      ),
+    );
+    const apis = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        startChild(
+          `api ${i}`,
+          ENTRY,
+          ['start', '--roles', 'api', '--port', '0', '--data-dir', tempDir(`api${i}`), ...common],
+          RUNNING_AT,
+        ),
+      ),
+    );
+    children.push(...apis);
+    const label: Config = `postgres x${n}`;
+    record(
+      label,
+      await measure(
+        label,
+        apis.map((a) => a.announced),
+        apiKey.value!,
+        prepared,
+      ),
+    );
+  } finally {
+    for (const c of children.reverse()) await c.stop();
+  }
+}
+
+function median<T>(values: readonly T[], by: (v: T) => number): T {
+  return [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
+}
+
+async function machineLine(pgUrl: string | undefined): Promise<string> {
+  let postgres = 'PostgreSQL not used';
+  if (pgUrl !== undefined) {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    postgres = `PostgreSQL ${(await client.query('SHOW server_version')).rows[0].server_version}`;
+    await client.end();
+  }
+  const cpu = cpus();
+  return (
+    `${cpu.length} cores (${cpu[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
+    `Node ${process.version}, ${postgres}, ${new Date().toISOString().slice(0, 10)}; ${loadLine()}`
+  );
+}
+
+/** The machine's load average (other work on it weighs on every figure alike). */
+function loadLine(): string {
+  return `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`;
+}
+
+async function main(): Promise<void> {
+  const pgUrl = process.env.TEST_DATABASE_URL || undefined;
+  console.log(`machine: ${await machineLine(pgUrl)}`);
+  console.log(
+    `${ROUNDS} rounds of ${SECONDS} s per configuration (after ${WARMUP} s of warm-up), ${CONCURRENCY} concurrent requests, 4 reads : 1 transfer`,
+  );
+  const embeddedDir = tempDir('embedded');
+  const embeddedKey = { value: null as string | null };
+  const pgKey = { value: null as string | null };
+  let database: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  let shared: string[] = [];
+  try {
+    if (pgUrl !== undefined) {
+      database = await freshDatabase(pgUrl, 'load');
+      const fundingAddress = p2pkhAddress(hash160(operator.funding.publicKey));
+      const devnet = await startChild(
+        'devnet',
+        ENTRY,
+        [
+          'devnet',
+          '--port',
+          '0',
+          '--block-interval',
+          '1000',
+          '--genesis',
+          `${fundingAddress}:${GENESIS_SATOSHIS}`,
+        ],
+        /ARC API on http:\/\/\S+ .*genesis coinbase [0-9a-f]{64}/,
+      );
+      const coinbase = /genesis coinbase ([0-9a-f]{64})/.exec(devnet.announced)?.[1];
+      if (coinbase === undefined) throw new Error('the devnet did not name its genesis coinbase');
+      shared = [
+        '--database-url',
+        database.url,
+        '--arc-url',
+        /(http:\/\/\S+)/.exec(devnet.announced)![1]!,
+        '--genesis-funding',
+        `${coinbase}_0:${GENESIS_SATOSHIS}`,
+        ...keyFlags,
+      ];
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`round ${round}:`);
+      const sample = await embeddedRound(round, embeddedDir, embeddedKey);
+      await baselineRound(sample);
+      // The order of the PostgreSQL configurations turns each round (the database grows).
+      const order = INSTANCES.map((_, k) => INSTANCES[(k + round - 1) % INSTANCES.length]!);
+      if (pgUrl !== undefined) for (const n of order) await postgresRound(round, n, shared, pgKey);
+    }
+  } finally {
+    await stopAllChildren();
+    await database?.drop().catch((err) => console.error('could not drop the database:', err));
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`after the run: ${loadLine()}`);
+  report();
+}
+
+function report(): void {
+  const baselines = results.get('baseline')!;
+  const one = results.get('postgres x1');
+  console.log('');
+  console.log(
+    '| configuration | req/s (ratio to bare node:http) | transfers/s | read p50 / p99 ms | transfer p50 / p99 ms | scaling efficiency | errors |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  const order: Config[] = ['baseline', 'embedded', ...INSTANCES.map((n) => `postgres x${n}` as const)];
+  for (const config of order) {
+    const rounds = results.get(config);
+    if (rounds === undefined) continue;
+    // Each round's figure against the same round's baseline; the median round is reported.
+    const ratios = rounds.map((f, i) => f.throughput / baselines[i]!.throughput);
+    const i = rounds.indexOf(median(rounds, (f) => f.throughput / baselines[rounds.indexOf(f)]!.throughput));
+    const f = rounds[i]!;
+    const n = /x(\d)$/.exec(config)?.[1];
+    let efficiency = '—';
+    if (n !== undefined && one !== undefined) {
+      const perRound = rounds.map((r, k) => r.throughput / (Number(n) * one[k]!.throughput));
+      efficiency = `${median(perRound, (e) => e).toFixed(2)} (rounds ${perRound.map((e) => e.toFixed(2)).join(' ')})`;
+    }
+    const ms = (x: number) => (Number.isNaN(x) ? '—' : x.toFixed(1));
+    console.log(
+      `| ${config} | ${f.throughput.toFixed(0)} (${config === 'baseline' ? '1' : ratios[i]!.toFixed(3)}; rounds ${ratios.map((r) => r.toFixed(3)).join(' ')}) | ` +
+        `${f.transfersPerSecond.toFixed(1)} | ${ms(f.read.p50)} / ${ms(f.read.p99)} | ${ms(f.transfer.p50)} / ${ms(f.transfer.p99)} | ` +
+        `${efficiency} | ${rounds.reduce((s, r) => s + r.errors, 0)} (starved ${rounds.reduce((s, r) => s + r.starved, 0)}) |`,
+    );
+  }
+  if (one === undefined) console.log('PostgreSQL: skipped (set TEST_DATABASE_URL)');
+}
+
+const interrupted = () => {
+  void stopAllChildren().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+await main();
