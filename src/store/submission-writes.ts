@@ -95,7 +95,7 @@ export async function recordSubmission(tx: Queryable, s: Submission): Promise<vo
   );
   if (funding.length !== 1)
     throw new Error(`funding output ${s.funding.txid}_${s.funding.vout} is not available`);
-  await appendTicketEvent(tx, s.ticketId, s.now);
+  if (s.callbackUrl !== null) await appendTicketEvent(tx, s.ticketId, s.now);
   const [score] = await nextScores(tx, 1);
   await insertFeedRecord(tx, {
     txid: s.txid,

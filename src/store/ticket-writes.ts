@@ -55,7 +55,8 @@ export async function moveTicket(
         change.nextCheckAt,
       ],
     );
-    await appendTicketEvent(tx, ticket.id, change.now);
+    // The ticket was read in this transaction: without a callback URL there is no event to write.
+    if (ticket.callbackUrl !== null) await appendTicketEvent(tx, ticket.id, change.now);
     const first = status === 'MINED' ? await firstMined(tx, ticket.id, change.now) : from === 'BROADCASTING';
     journal?.push({
       ticketId: ticket.id,
