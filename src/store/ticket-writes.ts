@@ -44,7 +44,8 @@ export async function moveTicket(
   let from = ticket.status;
   for (const status of steps) {
     await tx.query(
-      `UPDATE tickets SET status = $2, status_rank = $3, errors = $4, updated_at = $5, next_check_at = $6, lease_until = NULL
+      `UPDATE tickets SET status = $2, status_rank = $3, errors = $4, updated_at = $5, next_check_at = $6, lease_until = NULL,
+                          failures = 0
         WHERE id = $1`,
       [
         ticket.id,
@@ -71,7 +72,7 @@ export async function moveTicket(
     from = status;
   }
   if (steps.length === 0) {
-    await tx.query('UPDATE tickets SET next_check_at = $2, lease_until = NULL WHERE id = $1', [
+    await tx.query('UPDATE tickets SET next_check_at = $2, lease_until = NULL, failures = 0 WHERE id = $1', [
       ticket.id,
       change.nextCheckAt,
     ]);

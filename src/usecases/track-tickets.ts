@@ -13,6 +13,8 @@ interface DueTicket {
   raw_tx: Uint8Array;
   status: TicketStatus;
   attempts: number;
+  /** Failed looks in a row (reset by any status written). */
+  failures: number;
 }
 
 const LEASE_MS = 30_000;
@@ -26,7 +28,7 @@ export async function trackDueTickets(ctx: ServiceContext, limit = 50): Promise<
       WHERE id IN (SELECT id FROM tickets
                     WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
                     ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-      RETURNING id, txid, raw_tx, status, attempts`,
+      RETURNING id, txid, raw_tx, status, attempts, failures`,
     [now, new Date(now.getTime() + LEASE_MS), limit],
   );
   if (due.length === 0) return 0;
@@ -40,8 +42,7 @@ export async function trackDueTickets(ctx: ServiceContext, limit = 50): Promise<
     try {
       await trackOne(ctx, ticket, tipHeight);
     } catch (err) {
-      const retryIn = Math.min(1000 * 2 ** Math.min(ticket.attempts, 10), MAX_BACKOFF_MS);
-      await reschedule(ctx, ticket.id, retryIn);
+      await rescheduleAfterFailure(ctx, ticket);
       if (!(err instanceof LedgerUnavailableError))
         ctx.log.error({ ticketId: ticket.id, err }, 'tracking failed');
     }
@@ -59,17 +60,23 @@ async function trackOne(
     // Never reached the ledger, or dropped by it (a reorg, a restart): send the same bytes again.
     const outcome = await broadcastTicket(ctx, ticket.txid, ticket.raw_tx);
     if (outcome.kind === 'unavailable') {
-      await reschedule(ctx, ticket.id, Math.min(1000 * 2 ** Math.min(ticket.attempts, 10), MAX_BACKOFF_MS));
+      await rescheduleAfterFailure(ctx, ticket);
     }
     return;
   }
   await applyLedgerStatus(ctx, ticket.txid, tipHeight === undefined ? { status } : { status, tipHeight });
 }
 
-async function reschedule(ctx: ServiceContext, ticketId: string, inMs: number): Promise<void> {
+/** 1 s after the first failure in a row, doubling up to a minute. */
+export function retryDelayMs(failuresInARow: number): number {
+  return Math.min(1000 * 2 ** Math.min(failuresInARow, 10), MAX_BACKOFF_MS);
+}
+
+async function rescheduleAfterFailure(ctx: ServiceContext, ticket: DueTicket): Promise<void> {
   await ctx.db.query(
-    'UPDATE tickets SET next_check_at = $2, lease_until = NULL WHERE id = $1 AND next_check_at IS NOT NULL',
-    [ticketId, new Date(ctx.now().getTime() + inMs)],
+    `UPDATE tickets SET next_check_at = $2, lease_until = NULL, failures = failures + 1
+      WHERE id = $1 AND next_check_at IS NOT NULL`,
+    [ticket.id, new Date(ctx.now().getTime() + retryDelayMs(ticket.failures))],
   );
 }
 
