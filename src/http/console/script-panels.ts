@@ -1,0 +1,113 @@
+// The console script, part 3: one renderer per panel, the panel list and the refresh loop.
+// Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
+
+export const SCRIPT_PANELS = String.raw`
+function renderSupply(s) {
+  for (const name of ['genesis', 'circulating', 'treasury', 'burned', 'redeemed']) showAmount('supply-' + name, s[name]);
+  const pts = s.history.points;
+  const w = widthOf('supply-charts', 3, 300);
+  const charts = ['circulating', 'treasury', 'burned'].map((name) => {
+    const values = pts.map((p) => p[name].atomic);
+    const tokens = pts.map((p) => p[name].tokens);
+    let lo = 0, hi = 0;
+    values.forEach((v, i) => { if (v < values[lo]) lo = i; if (v > values[hi]) hi = i; });
+    return sparkline(name + ' (per ' + s.history.bucketSeconds + ' s)', values.length ? values : [0],
+      { min: values.length ? group(tokens[lo]) : '0', max: values.length ? group(tokens[hi]) : '0' }, w);
+  });
+  $('supply-charts').replaceChildren(...charts);
+}
+
+function renderTickets(t) {
+  $('ticket-counts').replaceChildren(...STATUSES.map((s) =>
+    el('div', {}, el('dt', {}, el('span', { className: 'swatch s-' + s }), s), el('dd', { id: 'tickets-' + s, text: String(t.counts[s]) }))));
+  $('tickets-chart').replaceChildren(stackedBars(t.timeline, widthOf('tickets-chart', 1, 900)));
+  replaceRows($('failed-tickets'), t.failed.map((f) => el('tr', {},
+    el('td', {}, el('code', { text: f.id })), el('td', {}, el('code', { text: short(f.txid), title: f.txid })),
+    el('td', { text: f.errors || '' }), el('td', { text: when(f.updatedAt) }))), 'No failed tickets.');
+}
+
+function renderFunding(f) {
+  const level = $('funding-level');
+  level.textContent = f.level;
+  level.className = 'level ' + f.level;
+  setText('funding-available', String(f.outputs.available));
+  setText('funding-reserved', String(f.outputs.reserved));
+  setText('funding-satoshis', group(String(f.satoshis.available)));
+  setText('funding-reserve', group(String(f.satoshis.reserve)));
+  setText('funding-left', group(String(f.transfersLeft)));
+  setText('funding-rate', String(f.feeRate.satoshisPerKb));
+  setText('funding-address', f.address);
+  setText('funding-lowwater', String(f.lowWater));
+}
+
+function renderDeliveries(d) {
+  setText('deliveries-attempts', String(d.attempts));
+  setText('deliveries-rate', d.successRate === null ? '–' : (d.successRate * 100).toFixed(1) + ' %');
+  setText('deliveries-latency', d.latencyMs === null ? '–' : d.latencyMs.p50 + ' / ' + d.latencyMs.p90 + ' / ' + d.latencyMs.p99 + ' ms');
+  setText('deliveries-events', d.events.pending + ' / ' + d.events.dead);
+  replaceRows($('failing-receivers'), d.failingReceivers.map((r) => el('tr', {},
+    el('td', {}, el('code', { text: r.origin })), el('td', { className: 'num', text: r.failures + ' / ' + r.attempts }),
+    el('td', { text: r.lastError || '' }))), 'No failing receiver.');
+}
+
+function renderChain(c) {
+  setText('chain-ledger', c.ledger);
+  setText('chain-height', String(c.tip.height));
+  setText('chain-time', when(new Date(c.tip.time * 1000).toISOString()));
+  setText('chain-hash', c.tip.hash);
+  $('mine-box').hidden = !c.canMine;
+  replaceRows($('chain-blocks'), c.blocks.map((b) => el('tr', {},
+    el('td', { className: 'num', text: String(b.height) }), el('td', {}, el('code', { text: short(b.hash), title: b.hash })),
+    el('td', { className: 'num', text: String(b.transactions) }), el('td', { text: when(new Date(b.time * 1000).toISOString()) }))),
+    c.ledger === 'arc' ? 'Blocks are listed on the devnet only.' : 'No blocks.');
+}
+
+function renderKeys(k) {
+  replaceRows($('keys-table'), k.keys.map((key) => {
+    const row = el('tr', { 'data-key-id': key.id, className: key.revokedAt ? 'revoked' : '' },
+      el('td', { text: key.name }), el('td', {}, el('code', { text: key.id })), el('td', { text: key.scopes.join(', ') }),
+      el('td', { text: when(key.createdAt) }), el('td', { text: when(key.lastUsedAt) }));
+    const cell = el('td');
+    if (key.revokedAt) cell.textContent = 'revoked ' + when(key.revokedAt);
+    else {
+      const button = el('button', { type: 'button', className: 'danger', text: 'Revoke' });
+      button.addEventListener('click', () => revoke(key, button));
+      cell.append(button);
+    }
+    row.append(cell);
+    return row;
+  }), 'No keys.');
+}
+
+const PANELS = [
+  ['supply', 'v2/admin/console/supply', renderSupply],
+  ['tickets', 'v2/admin/console/tickets', renderTickets],
+  ['funding', 'v2/admin/console/funding', renderFunding],
+  ['deliveries', 'v2/admin/console/deliveries', renderDeliveries],
+  ['chain', 'v2/admin/console/chain', renderChain],
+  ['keys', 'v2/admin/keys', renderKeys],
+];
+
+async function refresh() {
+  const results = await Promise.allSettled(PANELS.map(([, path]) => api('GET', path)));
+  const failures = [];
+  results.forEach((r, i) => {
+    const [name, , render] = PANELS[i];
+    if (r.status === 'fulfilled') { if (changed(name, r.value)) render(r.value); }
+    else failures.push(name + ': ' + r.reason.message);
+    if (r.status === 'rejected' && r.reason.status === 401) signOut('The key was refused: ' + r.reason.message);
+  });
+  const error = $('refresh-error');
+  error.hidden = failures.length === 0;
+  error.textContent = failures.join('; ');
+  setText('updated', 'updated ' + when(new Date().toISOString()).slice(11));
+  document.body.dataset.refreshed = String(Number(document.body.dataset.refreshed || 0) + 1);
+}
+
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(async () => { await refresh().catch(() => undefined); if (sessionStorage.getItem(KEY)) schedule(); }, REFRESH_MS);
+}
+
+async function refreshNow() { await refresh(); schedule(); }
+`;
