@@ -1,6 +1,7 @@
 // The console script, part 2: the charts, SVG drawn with createElementNS.
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
 
+// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
 export const SCRIPT_CHARTS = String.raw`
 function sparkline(title, values, labels, w) {
   const h = 90, pad = 4;

@@ -1,6 +1,7 @@
 // The console script, part 4: the operator forms' helpers (results, busy buttons, revoke).
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
 
+// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
 export const SCRIPT_FORMS = String.raw`
 function result(id, text, bad) {
   const node = $(id);

@@ -1,6 +1,7 @@
 // The console script, part 3: one renderer per panel, the panel list and the refresh loop.
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
 
+// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
 export const SCRIPT_PANELS = String.raw`
 function renderSupply(s) {
   for (const name of ['genesis', 'circulating', 'treasury', 'burned', 'redeemed']) showAmount('supply-' + name, s[name]);

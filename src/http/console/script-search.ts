@@ -1,6 +1,7 @@
 // The console script, part 5: the search answer as key/value lists and tables.
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
 
+// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
 export const SCRIPT_SEARCH = String.raw`
 function kv(pairs) {
   const list = el('dl', { className: 'kv' });
