@@ -87,6 +87,14 @@ export const ConfigSchema = Type.Object(
       'Requests per window per API key without a limit of its own (`tokenproxy keys limit`).',
     ),
     rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
+    callbackTimeoutMs: Type.Integer({
+      minimum: 1000,
+      maximum: 30_000,
+      default: 10_000,
+      description: 'Deadline of one callback attempt (connect to last byte), milliseconds.',
+    }),
+    callbackConcurrency: Count(32, 'Callback attempts in flight at once, per deliverer.'),
+    callbackPerReceiver: Count(8, 'Callback attempts in flight to one receiver origin, per deliverer.'),
     callbackAllow: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description:

@@ -118,6 +118,9 @@ export async function startService(
         allow: callbackAllow,
         clock: ctx.now,
         log: logger,
+        timeoutMs: config.callbackTimeoutMs,
+        concurrency: config.callbackConcurrency,
+        perOriginLimit: config.callbackPerReceiver,
         onAttempt: (outcome) => parts.metrics.callbackAttempts.inc({ outcome }),
       });
       running.start();
