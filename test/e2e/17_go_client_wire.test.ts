@@ -278,6 +278,7 @@ describe('Go client wire conformance (go-mnee-1sat-sdk, replayed from its source
     assert.deepEqual(txo.owners, [carol.address]);
     goError(await go('GET', q(`/v2/txos/${'ab'.repeat(32)}_0`)), 404, 'record not found');
     goError(await go('GET', q('/v2/txos/not-an-outpoint')), 400, /outpoint/);
+    goError(await go('GET', q(`/v2/txos/${'ab'.repeat(32)}_4294967296`)), 400, /outpoint/);
   });
 
   it('GetSpecificTransactionHistory (history.go): POST /v1/sync with no Content-Type decodes into []TransactionHistoryDTO', async () => {
@@ -419,7 +420,7 @@ describe('Go client wire conformance (go-mnee-1sat-sdk, replayed from its source
     // This is what PollTicket returns today for a FAILED ticket (docs/clients.md): if the
     // service or the SDK changes, this line says so.
     assert.deepEqual(goDecode(GoTicket, answer.body).errors, [
-      'json: cannot unmarshal string into Go value Ticket.errors of type []string',
+      'json: cannot unmarshal string into Go struct field Ticket.errors of type []string',
     ]);
   });
 });

@@ -299,7 +299,10 @@ export function goDecode(type: GoType, text: string): GoDecoded {
   const errors: string[] = [];
   const into = (t: GoType, node: JsonNode, path: string, current: unknown): unknown => {
     const mismatch = (what: string) => {
-      errors.push(`json: cannot unmarshal ${what} into Go value ${path} of type ${goName(t)}`);
+      // encoding/json's UnmarshalTypeError wording: the struct field path without indices.
+      const field = path.replace(/\[\d+\]/g, '');
+      const target = field.includes('.') ? `Go struct field ${field}` : 'Go value';
+      errors.push(`json: cannot unmarshal ${what} into ${target} of type ${goName(t)}`);
       return current;
     };
     if (t.kind === 'any') return plain(node);

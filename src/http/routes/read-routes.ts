@@ -152,8 +152,10 @@ export function readRoutes(deps: RouteDeps) {
       async (request) => {
         const { outpoint } = request.params;
         const match = OUTPOINT.exec(outpoint);
-        if (match === null) throw new AppError('INVALID_PARAMETER', `invalid outpoint: ${outpoint}`);
-        const output = await tokenOutputAt(ctx.db, match[1]!.toLowerCase(), Number(match[2]));
+        const vout = Number(match?.[2]);
+        if (match === null || vout > 0x7fff_ffff)
+          throw new AppError('INVALID_PARAMETER', `invalid outpoint: ${outpoint}`);
+        const output = await tokenOutputAt(ctx.db, match[1]!.toLowerCase(), vout);
         if (output === null) throw new AppError('NOT_FOUND', 'record not found');
         return utxoJson(output, ctx.token);
       },
