@@ -15,6 +15,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type ApiKeyVerifier, installAuth } from './auth.js';
+import { installDefaultJsonContentType } from './default-content-type.js';
 import { installDeprecationHeaders } from './deprecation.js';
 import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
@@ -85,6 +86,7 @@ export function buildApp(deps: AppDeps): AppInstance {
   if (deps.rateLimit !== undefined) installRateLimit(root, deps.rateLimit);
   if (deps.metrics !== undefined) installHttpMetrics(root, deps.metrics);
   installRequestIdHeader(root);
+  installDefaultJsonContentType(root);
   installDeprecationHeaders(root);
   installErrorHandler(root, config.bodyLimit);
   installNotFoundHandler(root);

@@ -80,7 +80,25 @@ export async function unspentOutputs(q: Queryable, query: UnspentQuery): Promise
       LIMIT $2 OFFSET $3`,
     [addresses, size, (page - 1) * size],
   );
-  return rows.map((row) => ({
+  return rows.map(unspentOutputOf);
+}
+
+/**
+ * The token output at one outpoint, spent or not (burns included), with its creating
+ * transaction's score, height and idx; null when the store has no token output there.
+ */
+export async function tokenOutputAt(q: Queryable, txid: string, vout: number): Promise<UnspentOutput | null> {
+  const rows = await q.query<UnspentRow>(
+    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score, t.height, t.idx
+       FROM token_outputs o JOIN transactions t ON t.txid = o.txid
+      WHERE o.txid = $1 AND o.vout = $2`,
+    [txid, vout],
+  );
+  return rows[0] === undefined ? null : unspentOutputOf(rows[0]);
+}
+
+function unspentOutputOf(row: UnspentRow): UnspentOutput {
+  return {
     txid: row.txid,
     vout: row.vout,
     owner: row.owner,
@@ -91,7 +109,7 @@ export async function unspentOutputs(q: Queryable, query: UnspentQuery): Promise
     score: BigInt(row.score),
     height: row.height,
     idx: row.idx,
-  }));
+  };
 }
 
 export type OutputState = 'unspent' | 'spent' | 'reserved';

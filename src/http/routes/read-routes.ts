@@ -1,11 +1,11 @@
 // The spec's read endpoints: config, the change feed (sync), unspent outputs, balances and
-// raw transactions.
+// raw transactions; and one token output by outpoint (the Go client's GetTxo).
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
 import { AppError } from '../../errors/registry.js';
 import { cachedBalanceReader } from '../../store/balance-cache.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
-import { unspentOutputs } from '../../store/wallet-queries.js';
+import { tokenOutputAt, unspentOutputs } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
 import { addressListSchema, checkAddresses } from './address-list.js';
@@ -22,6 +22,7 @@ const BalanceList = Type.Array(
   }),
 );
 const V1_UTXO_CAP = 10_000;
+const OUTPOINT = /^([0-9a-fA-F]{64})_(0|[1-9]\d{0,9})$/;
 
 export function readRoutes(deps: RouteDeps) {
   const { ctx } = deps;
@@ -134,6 +135,29 @@ export function readRoutes(deps: RouteDeps) {
           const amt = amounts.get(address) ?? 0n;
           return { address, amt: toJsonNumber(amt), precised: precised(amt) };
         });
+      },
+    );
+
+    // The Go client's GetTxo (go-mnee-1sat-sdk txos.go): one output in the MneeTxo shape of
+    // the UTXO lists, spent or not; 404 `record not found` when there is no token output.
+    app.get(
+      '/v2/txos/:outpoint',
+      {
+        config: read,
+        schema: {
+          params: Type.Object({ outpoint: Type.String({ description: '<txid>_<vout>' }) }),
+          querystring: Type.Object(authTokenQuery),
+        },
+      },
+      async (request) => {
+        const { outpoint } = request.params;
+        const match = OUTPOINT.exec(outpoint);
+        const vout = Number(match?.[2]);
+        if (match === null || vout > 0x7fff_ffff)
+          throw new AppError('INVALID_PARAMETER', `invalid outpoint: ${outpoint}`);
+        const output = await tokenOutputAt(ctx.db, match[1]!.toLowerCase(), vout);
+        if (output === null) throw new AppError('NOT_FOUND', 'record not found');
+        return utxoJson(output, ctx.token);
       },
     );
 
