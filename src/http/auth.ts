@@ -54,7 +54,9 @@ export function presentedKey(query: unknown, authorization: string | undefined):
   if (fromQuery !== undefined) {
     if (typeof fromQuery !== 'string')
       return { kind: 'malformed', reason: 'auth_token given more than once' };
-    queryKey = fromQuery;
+    // An empty `auth_token=` is no key: the Go client always sends the parameter, empty when it
+    // has no key, and reads anonymously like any client without one.
+    queryKey = fromQuery === '' ? undefined : fromQuery;
   }
   let headerKey: string | undefined;
   if (authorization !== undefined) {
@@ -67,7 +69,6 @@ export function presentedKey(query: unknown, authorization: string | undefined):
   }
   const key = headerKey ?? queryKey;
   if (key === undefined) return { kind: 'none' };
-  if (key === '') return { kind: 'malformed', reason: 'empty API key' };
   return { kind: 'key', key };
 }
 
