@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Db, Queryable } from '../../src/store/db.js';
-import { nextScores } from '../../src/store/score.js';
+import { nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
 import { type FreshDb, testTargets } from './test-databases.js';
 
 let txCounter = 0;
@@ -43,6 +43,21 @@ for (const target of testTargets()) {
       for (const score of all) assert.equal(typeof score, 'bigint');
       for (let i = 1; i < all.length; i++) assert.ok(all[i]! > all[i - 1]!, `${all[i]} > ${all[i - 1]}`);
       assert.deepStrictEqual(await db.transaction((tx) => nextScores(tx, 0)), []);
+    });
+
+    test('hold the score lock from the draw to the end of the transaction', async () => {
+      const heldByMe = (q: Queryable) =>
+        q.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+              AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = $1`,
+          [SCORE_LOCK_KEY],
+        );
+      await db.transaction(async (tx) => {
+        assert.deepEqual(await heldByMe(tx), [{ n: 0 }]);
+        await nextScores(tx, 3);
+        assert.deepEqual(await heldByMe(tx), [{ n: 1 }]);
+      });
+      assert.deepEqual(await heldByMe(db), [{ n: 0 }]);
     });
 
     test('refuse a count that is not a non-negative integer', async () => {
