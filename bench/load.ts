@@ -17,9 +17,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { hash160 } from '../src/crypto/hash.js';
 import { p2pkhAddress } from '../src/domain/address.js';
-import { toHex } from '../src/domain/script-chunks.js';
 import { freshDatabase } from '../test/support/ledger-world.js';
-import { party } from '../test/support/token-world.js';
+import { operatorKeyFlags, operatorOf } from '../test/support/operator-world.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
@@ -92,25 +91,8 @@ async function measure(
 }
 
 // The operator's keys, shared by every PostgreSQL process (and the API keys' master key).
-const operator = {
-  approver: party('load approver'),
-  mint: party('load mint'),
-  fee: party('load fee'),
-  funding: party('load funding'),
-  master: party('load master'),
-};
-const keyFlags = [
-  '--approver-key',
-  toHex(operator.approver.privateKey),
-  '--mint-key',
-  toHex(operator.mint.privateKey),
-  '--fee-key',
-  toHex(operator.fee.privateKey),
-  '--funding-key',
-  toHex(operator.funding.privateKey),
-  '--master-key',
-  toHex(operator.master.privateKey),
-];
+const operator = operatorOf('load');
+const keyFlags = operatorKeyFlags(operator);
 const GENESIS_SATOSHIS = 50_000_000_000n;
 
 const tempDirs: string[] = [];

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { hash160 } from '../../src/crypto/hash.js';
-import { bytesEqual, toHex } from '../../src/domain/script-chunks.js';
+import { bytesEqual } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { type ArcServer, startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { party } from './token-world.js';
+import { operatorKeyFlags, operatorOf } from './operator-world.js';
 
 export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
 
@@ -68,12 +68,7 @@ export async function startLedger(
     readonly others?: readonly { readonly lockingScript: Uint8Array; readonly satoshis: bigint }[];
   } = {},
 ): Promise<Ledger> {
-  const operator = {
-    approver: party(`${label} approver`),
-    mint: party(`${label} mint`),
-    fee: party(`${label} fee`),
-    funding: party(`${label} funding`),
-  };
+  const operator = operatorOf(label);
   const fundingScript = buildP2pkhScript(hash160(operator.funding.publicKey));
   const devnet = await createDevnet({
     genesis: [
@@ -115,16 +110,7 @@ export async function startLedger(
       arcUrl,
       '--genesis-funding',
       `${coin.txid}_${coin.vout}:${coin.satoshis}`,
-      '--approver-key',
-      toHex(operator.approver.privateKey),
-      '--mint-key',
-      toHex(operator.mint.privateKey),
-      '--fee-key',
-      toHex(operator.fee.privateKey),
-      '--funding-key',
-      toHex(operator.funding.privateKey),
-      '--master-key',
-      toHex(party(`${label} master`).privateKey),
+      ...operatorKeyFlags(operator),
     ],
     async arcDown() {
       await arc?.close();
