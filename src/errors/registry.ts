@@ -39,6 +39,7 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   IDEMPOTENCY_CONFLICT: { status: 422, title: 'Idempotency key reused with another request' },
+  KEY_IN_USE: { status: 409, title: 'API key revokes itself' },
   TX_NOT_FOUND: { status: 404, title: 'Transaction not known to the ledger' },
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },

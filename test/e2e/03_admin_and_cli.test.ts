@@ -177,6 +177,21 @@ describe('admin routes and the CLI', () => {
       assert.equal(typeof after.find((k) => k.id === id)?.revokedAt, 'string');
     });
 
+    it('an admin key cannot revoke itself (409 KEY_IN_USE); another admin key can', async () => {
+      const second = await api('POST', '/v2/admin/keys', {
+        body: { name: 'second admin', scopes: ['admin'] },
+      });
+      assert.equal(second.status, 201);
+      const { id, key } = second.body as { id: string; key: string };
+      const self = await api('DELETE', `/v2/admin/keys/${id}`, { key });
+      assert.equal(self.status, 409);
+      assert.equal(self.body.code, 'KEY_IN_USE');
+      assert.equal((await api('GET', '/v2/admin/keys', { key })).status, 200, 'the key still works');
+      const byOther = await api('DELETE', `/v2/admin/keys/${id}`);
+      assert.equal(byOther.status, 200);
+      assert.equal((await api('GET', '/v2/admin/keys', { key })).status, 401);
+    });
+
     it('refuse unknown keys to revoke, unknown scopes and an empty scope list', async () => {
       const unknown = await api('DELETE', '/v2/admin/keys/no-such-key');
       assert.equal(unknown.status, 404);

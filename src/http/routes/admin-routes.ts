@@ -144,11 +144,18 @@ export function adminRoutes(deps: AdminRouteDeps) {
         schema: {
           params: KeyIdParams,
           querystring: query,
-          response: problemResponses(404),
+          response: problemResponses(404, 409),
         },
       },
       async (request) => {
         const { id } = request.params;
+        // Revoking the key that asks could leave no admin key at all (the console's sign-in,
+        // `admin.key`): another admin key must do it.
+        if (request.principal?.id === id)
+          throw new AppError(
+            'KEY_IN_USE',
+            'this request is authorized by the key it revokes: use another admin key',
+          );
         const revokedAt = ctx.now();
         if (!(await revokeApiKey(ctx.db, id, revokedAt)))
           throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
