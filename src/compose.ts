@@ -1,10 +1,10 @@
 // Builds the running service from its configuration: the only place adapters are chosen.
 // Embedded default: PGlite in the data folder and the devnet ledger, token deployed at first
 // start. Scale-out: PostgreSQL (DATABASE_URL) and ARC (ARC_URL), keys from the environment.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, ConfigError, operatorKeyProblems, productionProblems } from './config.js';
 import { hash160 } from './crypto/hash.js';
 import { uuidv7 } from './crypto/random-id.js';
 import { publicKeyOf } from './crypto/secp256k1.js';
@@ -13,7 +13,13 @@ import { DEFAULT_FEE_TIERS } from './domain/fee-tiers.js';
 import type { TokenConfig } from './domain/token-config.js';
 import { buildP2pkhScript } from './domain/token-script.js';
 import { ARC_CALLBACK_PATH } from './http/routes/arc-callback-routes.js';
-import { addressesOf, keysFromConfig, loadOrCreateKeyFile, type OperatorKeys } from './keys/operator-keys.js';
+import {
+  addressesOf,
+  checkKeysDeployed,
+  keysFromConfig,
+  loadOrCreateKeyFile,
+  type OperatorKeys,
+} from './keys/operator-keys.js';
 import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
 import { cachedFeeRate } from './ledger/cached-fee-rate.js';
 import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
@@ -22,18 +28,24 @@ import { instrumentLedger } from './metrics/ledger-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { ticketTimings } from './metrics/ticket-timings.js';
 import type { Db } from './store/db.js';
+import { releaseAllFundingLeases } from './store/funding-leases.js';
 import { migrate } from './store/migrate.js';
 import { openPgliteDb } from './store/pglite-db.js';
 import { openPostgresDb } from './store/postgres-db.js';
 import { applyLedgerStatus } from './usecases/apply-ledger-status.js';
+import { createBroadcastQueue } from './usecases/broadcast-queue.js';
 import type { ServiceContext } from './usecases/context.js';
 import {
   devnetFundingCoin,
   type FundingCoin,
   loadOrDeployToken,
+  loadTokenSettings,
   type TokenSettings,
 } from './usecases/deploy-token.js';
+import { createSubmissionPipeline } from './usecases/submission-pipeline.js';
 
+/** Most submissions written in one transaction (docs/adr/0002-batched-write-path.md). */
+const SUBMISSION_BATCH_MAX = 256;
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
 const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
 
@@ -56,20 +68,45 @@ export async function composeParts(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<Parts> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // The whole configuration is checked before anything is opened or written (loadConfig did
+  // it too; a Config built another way is checked here). Production never writes key files.
+  const problems = [...operatorKeyProblems(config), ...productionProblems(config)];
+  if (problems.length > 0) throw new ConfigError(problems);
+  const production = config.env === 'production';
+  if (!production) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const keyFileExisted = existsSync(join(config.dataDir, 'keys.json'));
+  const keys =
+    config.approverKey !== undefined ? keysFromConfig(config) : loadOrCreateKeyFile(config.dataDir);
+  const masterKey =
+    config.masterKey !== undefined
+      ? masterKeyFromEnv(config.masterKey)
+      : loadOrCreateMasterKey(config.dataDir);
+  if (config.approverKey !== undefined) logger.info({ step: 'keys' }, 'operator keys from the configuration');
+  else
+    logger.info(
+      { step: 'keys', file: join(config.dataDir, 'keys.json') },
+      keyFileExisted ? 'operator keys loaded' : 'operator keys created',
+    );
+  const addresses = addressesOf(keys);
+  // Progress of a start, first start above all (~20 s on the embedded default: the database,
+  // the keys, the deploy, the pool fill), as log records: stdout stays JSON.
+  logger.info(
+    { step: 'database', database: config.databaseUrl ? 'postgresql' : 'pglite', dataDir: config.dataDir },
+    'opening the database and applying migrations',
+  );
   const db = config.databaseUrl
     ? await openPostgresDb(config.databaseUrl)
     : await openPgliteDb(config.dataDir);
   const closers: (() => Promise<void>)[] = [() => db.close()];
   try {
-    await migrate(db);
-    const keys =
-      config.approverKey !== undefined ? keysFromConfig(config) : loadOrCreateKeyFile(config.dataDir);
-    const masterKey =
-      config.masterKey !== undefined
-        ? masterKeyFromEnv(config.masterKey)
-        : loadOrCreateMasterKey(config.dataDir);
-    const addresses = addressesOf(keys);
+    const { applied } = await migrate(db);
+    logger.info({ step: 'database', migrationsApplied: applied }, 'database ready');
+    // PGlite has one user, this process: leases an earlier run held outlived it.
+    if (db.dialect === 'pglite') await releaseAllFundingLeases(db);
+    // A token deployed with other keys: refuse before the ledger is opened (a devnet would
+    // first complain of its genesis, a real ledger would be asked for nothing).
+    const recorded = await loadTokenSettings(db);
+    if (recorded !== null) checkKeysDeployed(recorded, addresses);
     const feeRate = BigInt(config.feeRateSatPerKb);
 
     let devnet: Devnet | null = null;
@@ -110,6 +147,10 @@ export async function composeParts(
 
     const now = () => new Date();
     const newId = () => uuidv7();
+    logger.info(
+      { step: 'token', ledger: devnet !== null ? 'devnet' : 'arc' },
+      'loading the token (deployed once, at first start)',
+    );
     // Deploys the token on first start (once, even when several instances start at once).
     const loaded = await loadOrDeployToken(
       { db, ledger, keys, addresses, feeRate, now, newId },
@@ -118,12 +159,14 @@ export async function composeParts(
         devnet !== null ? devnetFundingCoin(devnet, keys.funding) : fundingCoinOf(config.genesisFunding),
     );
     const token = loaded.settings;
+    // Deployed meanwhile by another instance (several starting at once): the same check.
+    if (!loaded.deployed) checkKeysDeployed(token, addresses);
     const deployed = loaded.deployed ? token.tokenId.split('_')[0]! : null;
     if (deployed !== null) {
       if (devnet !== null) await devnet.mine(1);
-      logger.info({ tokenId: token.tokenId }, 'token deployed');
+      logger.info({ step: 'token', tokenId: token.tokenId }, 'token deployed');
     }
-    const ctx: ServiceContext = {
+    const base: ServiceContext = {
       db,
       ledger,
       token: tokenConfigOf(token, config),
@@ -138,6 +181,23 @@ export async function composeParts(
       log: logger,
       onTransition: ticketTimings(metrics),
     };
+    // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
+    // and broadcast them in batches (both closed by the service's stop).
+    const ctx: ServiceContext = config.roles.includes('api')
+      ? {
+          ...base,
+          broadcasts: createBroadcastQueue(base),
+          submissions: createSubmissionPipeline({
+            db,
+            now,
+            log: logger,
+            settings:
+              db.dialect === 'pglite'
+                ? { maxBatch: SUBMISSION_BATCH_MAX, maxInFlight: 1, windowMs: 2 }
+                : { maxBatch: SUBMISSION_BATCH_MAX, maxInFlight: 2, windowMs: 0 },
+          }),
+        }
+      : base;
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
     return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx, metrics };

@@ -69,9 +69,20 @@ export const ConfigSchema = Type.Object(
     }),
     maxAddresses: Count(1000, 'Addresses per request.'),
     maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),
-    maxInputs: Count(100, 'Inputs per transfer.'),
+    maxInputs: Count(100, 'Inputs per transfer (and per transaction posted to /v2/parse).'),
     maxOutputs: Count(100, 'Outputs per transfer.'),
     anonymousRead: Type.Boolean({ default: true, description: 'Allow read endpoints without an API key.' }),
+    anonymousTokens: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        description:
+          "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
+      }),
+    ),
+    corsOrigins: Type.Array(Type.String({ minLength: 1 }), {
+      default: ['*'],
+      description:
+        "Origins browser wallets may call the public API from ('*': any; empty: no CORS). Never the admin or console routes.",
+    }),
     rateLimitEnabled: Type.Boolean({ default: true, description: 'Answer 429 above the rate limits.' }),
     rateLimitWindowMs: Type.Integer({
       minimum: 1000,
@@ -113,11 +124,19 @@ export const ConfigSchema = Type.Object(
       }),
     ),
     logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
-    approverKey: SecretKey('Approver private key (hex); absent: keys.json in dataDir.'),
-    mintKey: SecretKey('Mint (treasury) private key (hex); absent: keys.json in dataDir.'),
-    feeKey: SecretKey('Fee address private key (hex); absent: keys.json in dataDir.'),
-    fundingKey: SecretKey('Funding pool private key (hex); absent: keys.json in dataDir.'),
-    masterKey: SecretKey('Master key sealing secrets at rest (64 hex); absent: master.key in dataDir.'),
+    approverKey: SecretKey(
+      'Approver private key (hex); absent: keys.json in dataDir (refused in production).',
+    ),
+    mintKey: SecretKey(
+      'Mint (treasury) private key (hex); absent: keys.json in dataDir (refused in production).',
+    ),
+    feeKey: SecretKey('Fee address private key (hex); absent: keys.json in dataDir (refused in production).'),
+    fundingKey: SecretKey(
+      'Funding pool private key (hex); absent: keys.json in dataDir (refused in production).',
+    ),
+    masterKey: SecretKey(
+      'Master key sealing secrets at rest (64 hex); absent: master.key in dataDir (refused in production).',
+    ),
     genesisFunding: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{64}_[0-9]+:[1-9][0-9]*$',

@@ -3,7 +3,14 @@
 // flags -> validated by ConfigSchema, checked for production, frozen.
 import { readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
-import { CONFIG_KEYS, type Config, type ConfigKey, ConfigSchema, secretKindOf } from './config-schema.js';
+import {
+  CONFIG_KEYS,
+  type Config,
+  type ConfigKey,
+  ConfigSchema,
+  envNameOf,
+  secretKindOf,
+} from './config-schema.js';
 import { type SettingValue, settingsFromArgv, settingsFromEnv, settingsFromFile } from './config-sources.js';
 
 export {
@@ -34,19 +41,51 @@ export interface LoadConfigInput {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Reads the JSON file named by --config / TOKENPROXY_CONFIG (default: fs, utf8). */
   readonly readFile?: (path: string) => string;
+  /**
+   * Only the database is used (`tokenproxy migrate`): production's checks of keys, ledger and
+   * roles do not apply, only that its database is PostgreSQL.
+   */
+  readonly databaseOnly?: boolean;
 }
 
 const validator = Compile(ConfigSchema);
 
-/** Production refuses the embedded stand-ins (PGlite, devnet) and the callback allow-list. */
+const OPERATOR_KEYS = ['approverKey', 'mintKey', 'feeKey', 'fundingKey'] as const;
+
+/** The four operator keys come together or not at all (else keys.json would silently stand in). */
+export function operatorKeyProblems(config: Config): string[] {
+  const given = OPERATOR_KEYS.filter((key) => config[key] !== undefined);
+  if (given.length === 0 || given.length === OPERATOR_KEYS.length) return [];
+  const missing = OPERATOR_KEYS.filter((key) => config[key] === undefined);
+  return [`the operator keys go together: ${given.join(', ')} given without ${missing.join(', ')}`];
+}
+
+/**
+ * Production refuses the embedded stand-ins (PGlite, devnet, key files in the data folder) and
+ * the callback allow-list. Checked before anything is opened: a refused configuration touches
+ * neither the database nor the data folder.
+ */
+/** Production's database: PostgreSQL, never PGlite. */
+function databaseProblems(config: Config): string[] {
+  if (config.env !== 'production') return [];
+  if (config.databaseUrl === undefined)
+    return ['production needs databaseUrl (DATABASE_URL): PGlite is for sandbox and development only'];
+  if (!/^postgres(ql)?:\/\//.test(config.databaseUrl))
+    return ['production needs a PostgreSQL databaseUrl (postgres://...): PGlite is refused'];
+  return [];
+}
+
 export function productionProblems(config: Config): string[] {
   if (config.env !== 'production') return [];
   const problems: string[] = [];
-  if (config.databaseUrl === undefined) {
-    problems.push('production needs databaseUrl (DATABASE_URL): PGlite is for sandbox and development only');
-  } else if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
-    problems.push('production needs a PostgreSQL databaseUrl (postgres://...): PGlite is refused');
+  const missingKeys = [...OPERATOR_KEYS, 'masterKey' as const].filter((key) => config[key] === undefined);
+  if (missingKeys.length > 0) {
+    problems.push(
+      `production needs the operator keys and the master key from the environment, never a file: ` +
+        `${missingKeys.map((key) => `${key} (${envNameOf(key)})`).join(', ')} missing`,
+    );
   }
+  problems.push(...databaseProblems(config));
   if (config.arcUrl === undefined) {
     problems.push('production needs arcUrl (ARC_URL): the embedded devnet ledger is not a network');
   }
@@ -103,7 +142,8 @@ export function loadConfig(input: LoadConfigInput = {}): Config {
     }
     throw new ConfigError(problems);
   }
-  problems.push(...productionProblems(config));
+  if (input.databaseOnly === true) problems.push(...databaseProblems(config));
+  else problems.push(...operatorKeyProblems(config), ...productionProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
 }

@@ -1,10 +1,13 @@
 // Process entry: parses argv and dispatches to a CLI command. Nothing else lives here.
 // Each command's module is imported when it runs: the admin commands (a few HTTP calls) do
-// not load the service's storage, ledger and HTTP server.
+// not load the service's storage, ledger and HTTP server. A bare `tokenproxy` prints the help
+// (it used to start the service; `npm start` runs `tokenproxy start`).
+import { COMMAND_SUMMARIES, mainUsage } from './cli/help.js';
+import { packageVersion } from './cli/version.js';
 
 type Command = (argv: readonly string[]) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Readonly<Record<string, Command>> = {
   start: async (argv) => (await import('./cli/start.js')).runStart(argv),
   devnet: async (argv) => (await import('./cli/devnet.js')).runDevnetCommand([...argv]),
   keys: async (argv) => (await import('./cli/keys.js')).runKeys(argv),
@@ -15,16 +18,40 @@ const COMMANDS: Record<string, Command> = {
   fund: async (argv) => (await import('./cli/fund.js')).runFund(argv),
   audit: async (argv) => (await import('./cli/audit.js')).runAudit(argv),
   migrate: async (argv) => (await import('./cli/migrate.js')).runMigrate(argv),
+  freeze: async (argv) => (await import('./cli/freeze.js')).runFreeze(argv),
+  unfreeze: async (argv) => (await import('./cli/freeze.js')).runUnfreeze(argv),
+  freezes: async (argv) => (await import('./cli/freeze.js')).runFreezes(argv),
+  help: async (argv) => help(argv),
 };
 
-export async function main(argv: readonly string[]): Promise<number> {
-  const [command = 'start', ...rest] = argv;
-  const run = COMMANDS[command];
-  if (run === undefined) {
-    process.stderr.write(
-      `tokenproxy: unknown command '${command}' (commands: ${Object.keys(COMMANDS).join(', ')})\n`,
-    );
-    return 2;
+const HELP_FLAGS = new Set(['--help', '-h']);
+
+function help(argv: readonly string[]): Promise<number> {
+  const [topic] = argv;
+  if (topic === undefined || topic === 'help') {
+    process.stdout.write(mainUsage(packageVersion()));
+    return Promise.resolve(0);
   }
+  const run = COMMANDS[topic];
+  if (run === undefined) return unknown(topic);
+  return run(['--help']);
+}
+
+function unknown(command: string): Promise<number> {
+  process.stderr.write(
+    `tokenproxy: unknown command '${command}' (commands: ${COMMAND_SUMMARIES.map(([n]) => n).join(', ')}; tokenproxy --help)\n`,
+  );
+  return Promise.resolve(2);
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || HELP_FLAGS.has(command)) return help([]);
+  if (command === '--version' || command === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  if (run === undefined) return unknown(command);
   return run(rest);
 }

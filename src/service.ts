@@ -1,6 +1,6 @@
 // The running service: the parts from compose.ts, the roles the configuration names (api,
 // tracker, devnet miner), the admin key at first start, and an orderly stop.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseCallbackAllow } from './callbacks/address-guard.js';
@@ -17,6 +17,7 @@ import { arcCallbackRoutes } from './http/routes/arc-callback-routes.js';
 import { consoleRoutes } from './http/routes/console-routes.js';
 import { consoleSearchRoutes } from './http/routes/console-search-routes.js';
 import { deliveryRoutes } from './http/routes/delivery-routes.js';
+import { freezeRoutes } from './http/routes/freeze-routes.js';
 import { historyRoutes } from './http/routes/history-routes.js';
 import { parseRoutes } from './http/routes/parse-routes.js';
 import { readRoutes } from './http/routes/read-routes.js';
@@ -25,7 +26,8 @@ import { transferRoutes } from './http/routes/transfer-routes.js';
 import { addressesOf } from './keys/operator-keys.js';
 import { fundingAlert } from './metrics/funding-alert.js';
 import { registerServiceGauges } from './metrics/service-gauges.js';
-import { createApiKey, storeApiKeyVerifier } from './store/api-keys-store.js';
+import { assertPortFree } from './process/port-check.js';
+import { createApiKey, hasLiveAdminKey, storeApiKeyVerifier } from './store/api-keys-store.js';
 import { databaseReadiness } from './store/db-readiness.js';
 import { purgeIdempotencyKeys } from './store/idempotency-store.js';
 import { refillFundingPool } from './usecases/funding-pool.js';
@@ -33,6 +35,11 @@ import { noticeFundingPayments } from './usecases/notice-funding-payments.js';
 import { startTracker } from './usecases/track-tickets.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
+/** Advisory lock key held while a start looks for the admin key and makes it (unique to this use). */
+export const ADMIN_KEY_LOCK = 7_364_821_004;
+
+/** What a start did about the admin key: made it (and wrote it to `path`), or found one. */
+export type AdminKeyNote = { readonly created: true; readonly path: string } | { readonly created: false };
 const POOL_LOW_WATER = 100;
 /** Idempotency-Key answers are kept a day (retries come within minutes), purged every 10 minutes. */
 const IDEMPOTENCY_KEEP_MS = 24 * 3600_000;
@@ -46,6 +53,8 @@ export interface RunningService {
   readonly app: AppInstance | null;
   /** The callback deliverer, when the deliverer role runs. */
   readonly deliverer: Deliverer | null;
+  /** Whether this start made the admin key, and where it wrote it. */
+  readonly adminKey: AdminKeyNote;
   stop(): Promise<void>;
 }
 
@@ -55,11 +64,13 @@ export async function startService(
   version = '0.0.0-dev',
   useLogger?: Logger,
 ): Promise<RunningService> {
+  // A taken port is refused now, not after the first start's deploy and pool fill.
+  if (config.roles.includes('api')) await assertPortFree(config.host, config.port);
   const parts = await composeParts(config, useLogger);
   const { ctx, logger, db } = parts;
   const stops: (() => Promise<void>)[] = [];
   try {
-    await ensureAdminKey(parts);
+    const adminKey = await ensureAdminKey(parts);
     registerServiceGauges(parts.metrics, { db, log: logger });
     const alertIfLow = fundingAlert({
       db,
@@ -99,6 +110,7 @@ export async function startService(
         .then(() => alertIfLow())
         .catch((err) => logger.error({ err }, 'funding pool refill failed'));
     if (config.roles.includes('tracker')) {
+      logger.info({ step: 'funding' }, 'checking the funding pool (filled at first start)');
       await refill();
       const tracker = startTracker(ctx);
       const refiller = setInterval(() => void refill(), 5_000);
@@ -173,20 +185,37 @@ export async function startService(
             devnet: parts.devnet,
           }),
           consoleSearchRoutes(routeDeps(parts)),
+          freezeRoutes(routeDeps(parts)),
           consolePageRoutes(),
           ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
         ],
       });
       url = await app.listen({ host: config.host, port: config.port });
       httpApp = app;
-      stops.unshift(() => app.close());
+      // The HTTP server first (no more transfers), then the submissions in flight, then what
+      // they queued for broadcasting.
+      const { broadcasts, submissions } = ctx;
+      stops.unshift(
+        () => app.close(),
+        async () => submissions?.close(),
+        async () => broadcasts?.close(),
+      );
     }
-    logger.info({ url, tokenId: parts.token.tokenId, roles: config.roles }, 'tokenproxy started');
+    logger.info(
+      {
+        url,
+        tokenId: parts.token.tokenId,
+        roles: config.roles,
+        adminKeyFile: join(config.dataDir, ADMIN_KEY_FILE),
+      },
+      'tokenproxy started',
+    );
     return {
       parts,
       url,
       app: httpApp,
       deliverer,
+      adminKey,
       async stop() {
         for (const stop of stops)
           await stop().catch((err) => logger.error({ err }, 'stopping a role failed'));
@@ -234,16 +263,28 @@ function routeDeps(parts: Parts) {
   };
 }
 
-/** At first start, an admin API key saved to `<dataDir>/admin.key` (mode 0600). */
-async function ensureAdminKey(parts: Parts): Promise<void> {
+/**
+ * An admin API key where the database holds no live one: one per database, not per process.
+ * Under an advisory lock, so instances starting at once on one PostgreSQL database make one;
+ * the one that makes it writes it to `<dataDir>/admin.key` (mode 0600) before it commits.
+ */
+async function ensureAdminKey(parts: Parts): Promise<AdminKeyNote> {
   const path = join(parts.config.dataDir, ADMIN_KEY_FILE);
-  if (existsSync(path)) return;
-  const created = await createApiKey(
-    parts.db,
-    parts.masterKey,
-    { name: 'admin', scopes: ['admin'] },
-    new Date(),
-  );
-  writeFileSync(path, `${created.key}\n`, { mode: 0o600 });
-  parts.logger.info({ path }, 'admin API key created');
+  const note = await parts.db.transaction(async (q): Promise<AdminKeyNote> => {
+    await q.query('SELECT pg_advisory_xact_lock($1)', [ADMIN_KEY_LOCK]);
+    if (await hasLiveAdminKey(q)) return { created: false };
+    const created = await createApiKey(q, parts.masterKey, { name: 'admin', scopes: ['admin'] }, new Date());
+    mkdirSync(parts.config.dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(path, `${created.key}\n`, { mode: 0o600 });
+    return { created: true, path };
+  });
+  if (note.created) parts.logger.info({ path }, `admin API key created: ${path}`);
+  else
+    parts.logger.info(
+      existsSync(path)
+        ? `admin API key: ${path} (the database holds a live admin key; none created)`
+        : 'admin API key: the database holds a live admin key, so none was created here; its admin.key ' +
+            'is in the data folder of the instance that created it (or make one: tokenproxy keys create --scopes admin)',
+    );
+  return note;
 }

@@ -27,6 +27,11 @@ const PROD_ENV = {
   DATABASE_URL: 'postgres://tp:s3cret@db.internal:5432/tokenproxy',
   ARC_URL: 'https://arc.example.com',
   TOKENPROXY_ROLES: 'api,tracker,deliverer',
+  TOKENPROXY_APPROVER_KEY: '01'.repeat(32),
+  TOKENPROXY_MINT_KEY: '02'.repeat(32),
+  TOKENPROXY_FEE_KEY: '03'.repeat(32),
+  TOKENPROXY_FUNDING_KEY: '04'.repeat(32),
+  TOKENPROXY_MASTER_KEY: '05'.repeat(32),
 };
 
 describe('loadConfig defaults', () => {
@@ -184,7 +189,14 @@ describe('production checks', () => {
     assert.ok(problems.some((p) => p.includes('databaseUrl (DATABASE_URL)') && p.includes('PGlite')));
     assert.ok(problems.some((p) => p.includes('arcUrl (ARC_URL)')));
     assert.ok(problems.some((p) => p.includes("'devnet' role")));
-    assert.equal(problems.length, 3);
+    assert.ok(
+      problems.some(
+        (p) =>
+          p.includes('approverKey (TOKENPROXY_APPROVER_KEY)') &&
+          p.includes('masterKey (TOKENPROXY_MASTER_KEY)'),
+      ),
+    );
+    assert.equal(problems.length, 4);
   });
 
   it('refuses a PGlite database URL and the callback allow-list', () => {

@@ -11,7 +11,7 @@ const running = new Set<Child>();
 export interface Child {
   readonly pid: number;
   readonly name: string;
-  /** The first match of `announce` in the child's stdout (e.g. its URL). */
+  /** The first match of `announce` in the child's output (e.g. its URL). */
   readonly announced: string;
   stop(): Promise<void>;
 }
@@ -21,7 +21,10 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TOKENPROXY_')));
 }
 
-/** Starts `node --import tsx <script> ...args` and waits until its stdout matches `announce`. */
+/**
+ * Starts `node --import tsx <script> ...args` and waits until its output matches `announce`
+ * (stdout or stderr: `tokenproxy start` writes its banner to stderr, stdout holds log records).
+ */
 export async function startChild(
   name: string,
   script: string,
@@ -46,8 +49,10 @@ export async function startChild(
   running.add(child);
   let out = '';
   let err = '';
+  let heard: ((text: string) => void) | undefined;
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
+    heard?.(err);
     if (err.length > 20_000) err = err.slice(-10_000);
   });
   try {
@@ -56,13 +61,17 @@ export async function startChild(
         () => reject(new Error(`${name}: no announcement in ${timeoutMs} ms`)),
         timeoutMs,
       );
-      proc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = announce.exec(out);
+      heard = (text) => {
+        const m = announce.exec(text);
         if (m !== null) {
           clearTimeout(timer);
+          heard = undefined;
           resolve(m[1] ?? m[0]);
         }
+      };
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        heard?.(out);
       });
       proc.once('exit', (code) => {
         clearTimeout(timer);

@@ -104,6 +104,8 @@ export async function prepare(
       : null;
     return { transfers, ticketIds, apiKey, addressGroups };
   } finally {
+    await ctx.submissions?.close().catch(() => undefined);
+    await ctx.broadcasts?.close().catch(() => undefined);
     await parts.ledger.close().catch(() => undefined);
     await db.close();
   }

@@ -1,27 +1,26 @@
-// The deliverer role: leases due events from the outbox and POSTs each, signed, to its
-// ticket's callback URL. A 2xx is delivered; 410 Gone stops the ticket's callbacks; anything
-// else is tried again on the retry schedule for 24 h. At most `concurrency` deliveries are in
-// flight, at most `perOriginLimit` to one receiver, and a deliverer leases no more events of
-// a receiver that already has that many in hand: a slow or dead receiver holds up no one else.
+// The deliverer role: leases due events from the outbox in batches and POSTs each, signed, to
+// its ticket's callback URL. A 2xx is delivered; 410 Gone stops the ticket's callbacks;
+// anything else is tried again on the retry schedule for 24 h. At most `concurrency`
+// deliveries are in flight, at most `perOriginLimit` to one receiver. One lease statement takes
+// up to `leaseBatch` events; their outcomes are written in one statement per flush
+// (outbox-writer.ts) while the next events are already being sent. How many events of one
+// receiver a deliverer holds follows how fast that receiver answers (receiver-room.ts): a
+// slow or dead receiver gets no more than `perOriginLimit` in hand and holds up no one else.
 // Time and randomness are injected: tests move the clock and call runDueNow().
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { openString } from '../crypto/secret-box.js';
 import type { Db } from '../store/db.js';
 import type { Logger } from '../usecases/context.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
-import { attemptRecorder } from './attempt-recorder.js';
 import { eventBody } from './event-body.js';
-import {
-  type AttemptOutcome,
-  type LeasedEvent,
-  leaseDueEvents,
-  releaseEvent,
-  settleUnsent,
-} from './outbox-store.js';
+import { type AttemptOutcome, type LeasedEvent, leaseDueEvents } from './outbox-store.js';
+import { outboxWriter } from './outbox-writer.js';
+import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
 import { nextRetry, parseRetryAfter } from './retry-schedule.js';
-import { signingKeyOf, webhookHeaders } from './signer.js';
+import { webhookHeaders } from './signer.js';
+import { SigningKeys } from './signing-keys.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
 
 export interface DelivererOptions {
@@ -39,6 +38,8 @@ export interface DelivererOptions {
   readonly concurrency?: number;
   /** Deliveries in flight to one receiver origin (default 8). */
   readonly perOriginLimit?: number;
+  /** Most events leased by one statement (default 256, at least `concurrency`); 4 times that are held at most. */
+  readonly leaseBatch?: number;
   /** How long a leased event is this deliverer's (default 60 s: well over the timeout). */
   readonly leaseMs?: number;
   /** Deadline of one attempt (default 10 s). */
@@ -61,6 +62,8 @@ export interface Deliverer {
 }
 
 const STATISTICS_EVERY_MS = 10 * 60_000;
+/** An event is sent only while its lease has this much left beyond the attempt's deadline. */
+const LEASE_MARGIN_MS = 5_000;
 
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const { db, log } = options;
@@ -69,108 +72,121 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   const owner = options.owner ?? `deliverer-${randomUUID()}`;
   const concurrency = options.concurrency ?? 32;
   const perOriginLimit = options.perOriginLimit ?? 8;
-  const leaseMs = options.leaseMs ?? 60_000;
+  const leaseBatch = Math.max(options.leaseBatch ?? 256, concurrency);
+  /** Events held at most: the next lease is taken while a quarter of the hand is free. */
+  const capacity = 4 * leaseBatch;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // Room for an attempt and the margin even when an event waits in hand a little.
+  const leaseMs = Math.max(options.leaseMs ?? 60_000, timeoutMs + 2 * LEASE_MARGIN_MS);
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const sender =
     options.sender ??
     createWebhookSender({
       allow: options.allow,
+      timeoutMs,
+      connectionsPerOrigin: perOriginLimit,
       ...(options.resolve !== undefined && { resolve: options.resolve }),
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     });
   const stopping = new AbortController();
+  // Every attempt in flight listens to it (up to `concurrency`): not a leak.
+  setMaxListeners(0, stopping.signal);
   const slots = new ReceiverSlots<LeasedEvent>(concurrency, perOriginLimit, (event) =>
-    (stopping.signal.aborted ? releaseEvent(db, event.id, owner) : deliver(event)).catch((err) =>
+    deliver(event).catch((err) =>
       log.error({ err, eventId: event.id, ticketId: event.ticketId }, 'callback delivery failed'),
     ),
   );
-  const recorder = attemptRecorder(db);
+  /** Statements the writer has finished: each may have unblocked events. */
+  let flushes = 0;
+  const writer = outboxWriter(db, {
+    // PGlite runs each statement on this thread: fewer, larger writes leave more of it to HTTP.
+    gatherMs: db.dialect === 'pglite' ? 5 : 2,
+    onFlushed: () => {
+      flushes++;
+      slots.signal();
+    },
+  });
+  const room = new ReceiverRoom(perOriginLimit, capacity);
+  const keys = new SigningKeys(options.masterKey);
   let settled = 0;
   let background: Promise<void> | null = null;
   /** When (performance.now) a lease that skipped busy receivers found nothing else due. */
   let othersDrainedAt = Number.NEGATIVE_INFINITY;
 
+  /** Hands a write to the writer; counts the event settled (and tells /metrics) once written. */
+  function write(event: LeasedEvent, outcome: AttemptOutcome | 'unsent' | 'release', written: Promise<void>) {
+    written.then(
+      () => {
+        if (outcome === 'release') return;
+        settled++;
+        if (outcome !== 'unsent') options.onAttempt?.(outcome.kind);
+      },
+      (err) =>
+        log.error({ err, eventId: event.id, ticketId: event.ticketId }, 'writing a callback outcome failed'),
+    );
+  }
+
+  function release(event: LeasedEvent): void {
+    write(event, 'release', writer.write({ kind: 'release', event, owner }));
+  }
+
   /**
-   * Leases into the free slots, skipping busy receivers; true when leasing again at once may
-   * find more (every slot asked for was filled, or a receiver became busy and the others
-   * were not found empty within the poll interval).
+   * Leases into the free room, skipping busy receivers; true when leasing again at once may
+   * find more (every event asked for came).
    */
   async function fill(): Promise<boolean> {
-    slots.consumeChange();
-    const asked = slots.free;
-    if (asked === 0 || stopping.signal.aborted) return false;
-    const busyOrigins = slots.busyOrigins();
+    const asked = Math.min(leaseBatch, capacity - slots.held);
+    if (asked <= 0 || stopping.signal.aborted) return false;
+    const { busy, roomByOrigin } = room.plan(slots);
     const othersDrainedLately = performance.now() - othersDrainedAt < pollIntervalMs;
     // Every receiver in hand is busy and the others had nothing due a moment ago: a lease now
     // would only scan past the busy receivers' backlog again.
-    if (busyOrigins.length > 0 && busyOrigins.length === slots.receiversInHand && othersDrainedLately)
-      return false;
+    if (busy.length > 0 && busy.length === slots.receiversInHand && othersDrainedLately) return false;
     const events = await leaseDueEvents(db, {
       owner,
       now: clock(),
       leaseMs,
       limit: asked,
       perOrigin: perOriginLimit,
-      busyOrigins,
+      busyOrigins: busy,
+      roomByOrigin,
     });
     slots.admit(events);
-    if (events.length === 0 && busyOrigins.length > 0) othersDrainedAt = performance.now();
-    if (events.length === asked) return true;
-    return slots.busyOrigins().length > busyOrigins.length && !othersDrainedLately;
+    if (events.length < asked && busy.length > 0) othersDrainedAt = performance.now();
+    return events.length === asked;
   }
 
   async function deliver(event: LeasedEvent): Promise<void> {
+    if (stopping.signal.aborted) return release(event);
     if (event.callbacksStoppedAt !== null) {
-      await settleUnsent(
-        db,
-        event.id,
-        owner,
-        'dead',
-        'not sent: the receiver answered 410 Gone to an earlier event',
-      );
-      settled++;
-      return;
+      const why = 'not sent: the receiver answered 410 Gone to an earlier event';
+      return write(event, 'unsent', writer.write({ kind: 'unsent', event, owner, state: 'dead', why }));
     }
     if (event.callbackUrl === null) {
-      await settleUnsent(db, event.id, owner, 'failed', 'not sent: the ticket has no callback URL');
-      settled++;
-      return;
+      const why = 'not sent: the ticket has no callback URL';
+      return write(event, 'unsent', writer.write({ kind: 'unsent', event, owner, state: 'failed', why }));
     }
     const at = clock();
+    // Waited in hand too long: another deliverer may take it before this attempt could end.
+    if (event.leaseUntil.getTime() - at.getTime() < timeoutMs + LEASE_MARGIN_MS) return release(event);
     const body = eventBody(event.payload);
-    let key: Uint8Array | null;
-    try {
-      key = keyOf(event);
-    } catch (err) {
-      log.error({ err, ticketId: event.ticketId }, 'the signing secret of a callback cannot be opened');
-      const failed = {
-        kind: 'refused',
-        reason: 'not sent: the signing secret cannot be opened',
-        latencyMs: 0,
-      } as const;
-      const outcome = outcomeOf(event, failed, at);
-      await recorder.record({ event, owner, attempt: attemptRecord(failed, at), outcome });
-      options.onAttempt?.(outcome.kind);
-      settled++;
-      return;
+    const key = keys.keyOf(event.callbackSecretEnc ?? event.keySecretEnc);
+    let result: Exclude<SendResult, { kind: 'aborted' }>;
+    if (key.kind === 'unreadable') {
+      log.error(
+        { err: key.error, ticketId: event.ticketId },
+        'the signing secret of a callback cannot be opened',
+      );
+      result = { kind: 'refused', reason: 'not sent: the signing secret cannot be opened', latencyMs: 0 };
+    } else {
+      const headers = webhookHeaders({ webhookId: event.webhookId, at, body }, key.key);
+      const sent = await sender.send({ url: event.callbackUrl, headers, body, signal: stopping.signal });
+      if (sent.kind === 'aborted') return release(event);
+      result = sent;
+      room.answered(event.origin, result.kind === 'answered' ? result.latencyMs : timeoutMs);
     }
-    const headers = webhookHeaders({ webhookId: event.webhookId, at, body }, key);
-    const result = await sender.send({ url: event.callbackUrl, headers, body, signal: stopping.signal });
-    if (result.kind === 'aborted') {
-      await releaseEvent(db, event.id, owner);
-      return;
-    }
-    const record = attemptRecord(result, at);
     const outcome = outcomeOf(event, result, at);
-    await recorder.record({ event, owner, attempt: record, outcome });
-    options.onAttempt?.(outcome.kind);
-    settled++;
-  }
-
-  function keyOf(event: LeasedEvent): Uint8Array | null {
-    const sealed = event.callbackSecretEnc ?? event.keySecretEnc;
-    if (sealed === null) return null;
-    return signingKeyOf(openString(options.masterKey, sealed));
+    const attempt = attemptRecord(result, at);
+    write(event, outcome, writer.write({ kind: 'attempt', event, owner, attempt, outcome }));
   }
 
   function outcomeOf(
@@ -207,22 +223,40 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       .catch((err) => log.warn({ err }, 'ANALYZE failed'));
   }
 
-  /** Fills the slots until nothing is due; with `forever`, polls until stopped. */
+  /**
+   * Leases when there is room for a whole batch (a quarter of the hand), so the next batch
+   * is on its way while the ones in hand are sent, and when a lease may find something new: the last one
+   * came back full, a write landed since (it may have unblocked a ticket's next event or
+   * freed a receiver), or (running in the background) the poll interval passed. Without
+   * `forever`, returns once nothing is in hand, nothing is left to write and a lease made after
+   * the last write found nothing more.
+   */
   async function pump(forever: boolean): Promise<void> {
+    let leasedAtFlush = -1;
+    let lastFull = false;
+    let lastLeaseAt = Number.NEGATIVE_INFINITY;
     while (!stopping.signal.aborted) {
       if (forever) await refreshStatistics();
-      let more = false;
-      try {
-        more = await fill();
-      } catch (err) {
-        log.error({ err }, 'leasing callbacks failed');
-        if (!forever) throw err;
+      const version = slots.version;
+      const roomy = capacity - slots.held >= leaseBatch;
+      const worth =
+        lastFull ||
+        flushes !== leasedAtFlush ||
+        (forever && performance.now() - lastLeaseAt >= pollIntervalMs);
+      if (roomy && worth) {
+        leasedAtFlush = flushes;
+        lastLeaseAt = performance.now();
+        lastFull = false;
+        try {
+          lastFull = await fill();
+        } catch (err) {
+          log.error({ err }, 'leasing callbacks failed');
+          if (!forever) throw err;
+        }
+        continue;
       }
-      if (more) continue;
-      // Done when nothing is in hand and nothing changed while leasing (a receiver that was
-      // skipped as busy may have finished everything in the meantime).
-      if (!forever && slots.held === 0 && !slots.hasChanged) return;
-      await slots.changed(forever || slots.held === 0 ? pollIntervalMs : null, stopping.signal);
+      if (!forever && slots.held === 0 && writer.pending === 0 && !worth) return;
+      await slots.changed(version, forever ? pollIntervalMs : null, stopping.signal);
     }
   }
 
@@ -231,6 +265,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       const before = settled;
       await pump(false);
       await slots.idle();
+      await writer.idle();
       return settled - before;
     },
     start() {
@@ -240,7 +275,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     async stop() {
       stopping.abort();
       await background;
+      for (const event of slots.takeWaiting()) release(event);
       await slots.idle();
+      await writer.idle();
       if (options.sender === undefined) await sender.close();
     },
   };

@@ -1,8 +1,11 @@
-// The deliverer's queries on the callback outbox (table `events`, written by
-// store/ticket-writes.ts in the transaction of each ticket status change). Due events are
-// leased with FOR UPDATE SKIP LOCKED, so several deliverers share the work; only the first
-// pending event of a ticket can be leased (events of one ticket go in seq order), and a
-// deliverer takes only a few events of one receiver at a time; a lease that runs out (a deliverer killed mid-delivery) lets another deliverer take the event.
+// The deliverer's statements on the callback outbox (table `events`, written by
+// store/ticket-writes.ts in the transaction of each ticket status change), each one
+// statement for a whole batch of events. Due events are leased with FOR UPDATE SKIP LOCKED,
+// so several deliverers share the work; only the first pending event of a ticket can be
+// leased (events of one ticket go in seq order: the next becomes due only once this one is
+// written delivered, failed or dead), and a lease takes only as many events of one receiver
+// as the deliverer has room for. A lease that runs out (a deliverer killed mid-delivery) lets
+// another deliverer take the event.
 import type { Queryable } from '../store/db.js';
 
 export interface LeasedEvent {
@@ -24,6 +27,8 @@ export interface LeasedEvent {
   readonly keySecretEnc: Uint8Array | null;
   /** Set when the receiver answered 410 Gone to an earlier event. */
   readonly callbacksStoppedAt: Date | null;
+  /** Until when this deliverer holds it (by the deliverer's clock at the lease). */
+  readonly leaseUntil: Date;
 }
 
 interface LeasedRow {
@@ -50,37 +55,47 @@ export interface LeaseRequest {
   readonly limit: number;
   /** Receivers (origins) to leave alone: this deliverer has enough of theirs in hand. */
   readonly busyOrigins?: readonly string[];
-  /** Most events of one receiver in one lease (default: no limit). */
+  /** Most events of one receiver in this lease, unless `roomByOrigin` says (default: no limit). */
   readonly perOrigin?: number;
+  /** Most events of these receivers in this lease (the deliverer's room for each). */
+  readonly roomByOrigin?: ReadonlyMap<string, number>;
 }
 
 /** scheme://host[:port] of a stored callback URL (stored normalised, so always with a path). */
 const ORIGIN_SQL = `COALESCE(substring(t.callback_url from '^[a-z][a-z0-9+.-]*://[^/?#]+'), '')`;
 
 /**
- * Leases up to `limit` due events, oldest due first: at most one per ticket (the first
- * pending), at most `perOrigin` per receiver, none of the busy receivers.
+ * The candidates are found in due order through the events_due index, each ticket's origin
+ * and first pending seq through primary key and events_pending_by_ticket lookups (the
+ * OFFSET 0 and the scalar subquery keep the planner from hashing the whole backlog instead):
+ * a lease costs what it takes, not what is due.
+ *
+ * Leases up to `limit` due events in one statement, oldest due first: at most one per ticket
+ * (the first pending), at most the room of each receiver, none of the busy receivers.
  */
 export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<LeasedEvent[]> {
   if (req.limit <= 0) return [];
   const perOrigin = req.perOrigin ?? req.limit;
+  const rooms = [...(req.roomByOrigin ?? new Map<string, number>())];
+  const leaseUntil = new Date(req.now.getTime() + req.leaseMs);
   const rows = await db.query<LeasedRow>(
     `WITH candidates AS (
-       SELECT d.id, d.next_attempt_at, ${ORIGIN_SQL} AS origin
-         FROM events d JOIN tickets t ON t.id = d.ticket_id
+       SELECT d.id, d.next_attempt_at, t.origin
+         FROM events d
+        CROSS JOIN LATERAL (SELECT ${ORIGIN_SQL} AS origin FROM tickets t WHERE t.id = d.ticket_id OFFSET 0) t
         WHERE d.state = 'pending' AND d.next_attempt_at <= $2
           AND (d.lease_until IS NULL OR d.lease_until < $2)
-          AND NOT EXISTS (SELECT 1 FROM events p
-                           WHERE p.ticket_id = d.ticket_id AND p.state = 'pending' AND p.seq < d.seq)
-          AND ${ORIGIN_SQL} <> ALL($5::text[])
+          AND d.seq = (SELECT min(p.seq) FROM events p WHERE p.ticket_id = d.ticket_id AND p.state = 'pending')
+          AND t.origin <> ALL($5::text[])
         ORDER BY d.next_attempt_at
         LIMIT $6
         FOR UPDATE OF d SKIP LOCKED
      ), chosen AS (
-       SELECT id FROM (SELECT id, next_attempt_at,
-                              row_number() OVER (PARTITION BY origin ORDER BY next_attempt_at, id) AS rank
-                         FROM candidates) ranked
-        WHERE rank <= $7
+       SELECT id FROM (SELECT c.id, c.next_attempt_at, COALESCE(r.room, $7) AS room,
+                              row_number() OVER (PARTITION BY c.origin ORDER BY c.next_attempt_at, c.id) AS rank
+                         FROM candidates c
+                         LEFT JOIN unnest($8::text[], $9::int[]) AS r(origin, room) ON r.origin = c.origin) ranked
+        WHERE rank <= room
         ORDER BY next_attempt_at, id
         LIMIT $4
      )
@@ -93,11 +108,13 @@ export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<
     [
       req.owner,
       req.now,
-      new Date(req.now.getTime() + req.leaseMs),
+      leaseUntil,
       req.limit,
       [...(req.busyOrigins ?? [])],
-      req.limit * 4,
+      Math.ceil(req.limit * 1.25) + 8,
       perOrigin,
+      rooms.map(([origin]) => origin),
+      rooms.map(([, room]) => room),
     ],
   );
   return rows
@@ -114,6 +131,7 @@ export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<
       callbackSecretEnc: row.callback_secret_enc,
       keySecretEnc: row.webhook_secret_enc,
       callbacksStoppedAt: row.callbacks_stopped_at,
+      leaseUntil,
     }))
     .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
 }
@@ -135,81 +153,103 @@ export type AttemptOutcome =
   /** The receiver answered 410 Gone: this event and the ticket's later ones are not sent. */
   | { readonly kind: 'gone' };
 
-export interface RecordedAttempt {
-  readonly event: { readonly id: string; readonly ticketId: string };
-  /** The deliverer that made it. */
-  readonly owner: string;
-  readonly attempt: AttemptRecord;
-  readonly outcome: AttemptOutcome;
+/** What a deliverer writes about one leased event. */
+export type OutboxWrite =
+  /** An attempt was made: its row, the event's new state, for a 410 the ticket's stop mark. */
+  | {
+      readonly kind: 'attempt';
+      readonly event: { readonly id: string; readonly ticketId: string };
+      /** The deliverer that made it. */
+      readonly owner: string;
+      readonly attempt: AttemptRecord;
+      readonly outcome: AttemptOutcome;
+    }
+  /** Ended without an attempt (state `dead` or `failed`, with why). */
+  | {
+      readonly kind: 'unsent';
+      readonly event: { readonly id: string; readonly ticketId: string };
+      readonly owner: string;
+      readonly state: 'dead' | 'failed';
+      readonly why: string;
+    }
+  /** Given back unattempted (the deliverer is stopping, or its lease is too short to send). */
+  | {
+      readonly kind: 'release';
+      readonly event: { readonly id: string; readonly ticketId: string };
+      readonly owner: string;
+    };
+
+function stateOf(outcome: AttemptOutcome): 'delivered' | 'pending' | 'dead' | 'failed' {
+  if (outcome.kind === 'retry') return 'pending';
+  return outcome.kind === 'gone' ? 'dead' : outcome.kind;
 }
 
-/**
- * Records attempts and their outcomes in one statement (one implicit transaction): each
- * attempt's row, its event's new state, and for a 410 the ticket's stop mark. A delivery is
- * recorded whoever holds the lease now (it did arrive); any other outcome only while its
- * deliverer still holds the lease.
- */
-export async function recordAttempts(db: Queryable, records: readonly RecordedAttempt[]): Promise<void> {
-  if (records.length === 0) return;
-  const rows = records.map(({ event, owner, attempt, outcome }) => ({
-    event_id: event.id,
-    ticket_id: event.ticketId,
-    owner,
+function inputRow(write: OutboxWrite) {
+  const base = {
+    kind: write.kind,
+    event_id: write.event.id,
+    ticket_id: write.event.ticketId,
+    owner: write.owner,
+  };
+  if (write.kind === 'release') return base;
+  if (write.kind === 'unsent') return { ...base, state: write.state, error: write.why };
+  const { attempt, outcome } = write;
+  return {
+    ...base,
     at: attempt.at.toISOString(),
     status_code: attempt.statusCode,
     latency_ms: Math.max(0, Math.round(attempt.latencyMs)),
     error: attempt.error,
-    state:
-      outcome.kind === 'delivered'
-        ? 'delivered'
-        : outcome.kind === 'retry'
-          ? 'pending'
-          : outcome.kind === 'gone'
-            ? 'dead'
-            : 'failed',
+    state: stateOf(outcome),
     next_at: outcome.kind === 'retry' ? outcome.at.toISOString() : null,
-  }));
+  };
+}
+
+/**
+ * Writes many events' attempts, settlements and releases in one statement (one implicit
+ * transaction): each attempt's row, each event's new state, and for a 410 the ticket's stop
+ * mark. A delivery is recorded whoever holds the lease now (it did arrive); anything else
+ * only while its deliverer still holds the lease.
+ */
+export async function writeOutbox(db: Queryable, writes: readonly OutboxWrite[]): Promise<void> {
+  if (writes.length === 0) return;
   await db.query(
     `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(event_id bigint, ticket_id uuid, owner text, at timestamptz,
-                                                        status_code int, latency_ms int, error text, state text,
-                                                        next_at timestamptz)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(kind text, event_id bigint, ticket_id uuid, owner text,
+                                                        at timestamptz, status_code int, latency_ms int, error text,
+                                                        state text, next_at timestamptz)
      ), attempt AS (
        INSERT INTO delivery_attempts (event_id, attempted_at, status_code, latency_ms, error)
-       SELECT event_id, at, status_code, latency_ms, error FROM input
+       SELECT event_id, at, status_code, latency_ms, error FROM input WHERE kind = 'attempt' ORDER BY at, event_id
      ), stop AS (
        UPDATE tickets t SET callbacks_stopped_at = i.at FROM input i
-        WHERE i.state = 'dead' AND t.id = i.ticket_id AND t.callbacks_stopped_at IS NULL
+        WHERE i.kind = 'attempt' AND i.state = 'dead' AND t.id = i.ticket_id AND t.callbacks_stopped_at IS NULL
+          AND t.id = ANY($3::uuid[])
      )
-     UPDATE events e SET attempts = e.attempts + 1, first_attempt_at = COALESCE(e.first_attempt_at, i.at),
-                         last_error = i.error, lease_owner = NULL, lease_until = NULL, state = i.state,
-                         next_attempt_at = COALESCE(i.next_at, e.next_attempt_at),
-                         delivered_at = CASE WHEN i.state = 'delivered' THEN i.at ELSE e.delivered_at END
+     UPDATE events e
+        SET attempts = e.attempts + CASE WHEN i.kind = 'attempt' THEN 1 ELSE 0 END,
+            first_attempt_at = CASE WHEN i.kind = 'attempt' THEN COALESCE(e.first_attempt_at, i.at)
+                                    ELSE e.first_attempt_at END,
+            last_error = CASE WHEN i.kind = 'release' THEN e.last_error ELSE i.error END,
+            lease_owner = NULL, lease_until = NULL,
+            state = COALESCE(i.state, e.state),
+            next_attempt_at = COALESCE(i.next_at, e.next_attempt_at),
+            delivered_at = CASE WHEN i.state = 'delivered' THEN i.at ELSE e.delivered_at END
        FROM input i
-      WHERE e.id = i.event_id AND e.state = 'pending' AND (i.state = 'delivered' OR e.lease_owner = i.owner)`,
-    [JSON.stringify(rows)],
-  );
-}
-
-/** Ends an event without an attempt (state `dead` or `failed`, with why), if this owner holds it. */
-export async function settleUnsent(
-  db: Queryable,
-  eventId: string,
-  owner: string,
-  state: 'dead' | 'failed',
-  why: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE events SET state = $3, last_error = $4, lease_owner = NULL, lease_until = NULL
-      WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
-    [eventId, owner, state, why],
-  );
-}
-
-/** Gives a leased event back at once, unattempted (the deliverer is stopping). */
-export async function releaseEvent(db: Queryable, eventId: string, owner: string): Promise<void> {
-  await db.query(
-    `UPDATE events SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND state = 'pending' AND lease_owner = $2`,
-    [eventId, owner],
+      WHERE e.id = i.event_id AND e.id = ANY($2::bigint[]) AND e.state = 'pending'
+        AND ((i.kind = 'attempt' AND i.state = 'delivered') OR e.lease_owner = i.owner)`,
+    // The ids again as arrays: the planner then finds the rows through the primary keys
+    // (it cannot see into the JSON and would otherwise scan the tables).
+    [
+      JSON.stringify(writes.map(inputRow)),
+      writes.map((w) => w.event.id),
+      [
+        ...new Set(
+          writes
+            .filter((w) => w.kind === 'attempt' && w.outcome.kind === 'gone')
+            .map((w) => w.event.ticketId),
+        ),
+      ],
+    ],
   );
 }

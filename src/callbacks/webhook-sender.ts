@@ -54,6 +54,21 @@ export interface WebhookSenderOptions {
 }
 
 const EXCERPT_CHARS = 200;
+const KEPT_TARGETS = 1024;
+
+/** The URL to send to, or why not. */
+function checkTarget(text: string, allow: CallbackAllowList): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http(s)`;
+  const literal = checkLiteralHost(url.hostname, allow);
+  if (literal !== null && !literal.ok) return literal.reason;
+  return url;
+}
 
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -66,22 +81,37 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     keepAliveTimeout: 4_000,
   });
 
+  /**
+   * The checks of a callback URL that depend on its text alone (syntax, scheme, an IP literal's
+   * verdict), kept per URL: they cannot change for the same text and allow-list. Names are
+   * judged at connect time by the guarded lookup, for every connection.
+   */
+  const targets = new Map<string, URL | string>();
+  function targetOf(text: string): URL | string {
+    const kept = targets.get(text);
+    if (kept !== undefined) return kept;
+    const target = checkTarget(text, options.allow);
+    if (targets.size >= KEPT_TARGETS) targets.delete(targets.keys().next().value!);
+    targets.set(text, target);
+    return target;
+  }
+
   async function send(req: WebhookRequest): Promise<SendResult> {
     const started = performance.now();
     const latency = () => performance.now() - started;
-    let url: URL;
-    try {
-      url = new URL(req.url);
-    } catch {
-      return { kind: 'refused', reason: 'not a URL', latencyMs: 0 };
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return { kind: 'refused', reason: `${url.protocol} is not http(s)`, latencyMs: 0 };
-    }
-    const literal = checkLiteralHost(url.hostname, options.allow);
-    if (literal !== null && !literal.ok) return { kind: 'refused', reason: literal.reason, latencyMs: 0 };
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal === undefined ? deadline : AbortSignal.any([deadline, req.signal]);
+    const url = targetOf(req.url);
+    if (typeof url === 'string') return { kind: 'refused', reason: url, latencyMs: 0 };
+    // One controller per attempt, cut by its deadline or the caller's signal (a plain timer
+    // and listener: AbortSignal.timeout and AbortSignal.any cost more per request).
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, timeoutMs);
+    const stop = () => attempt.abort();
+    req.signal?.addEventListener('abort', stop, { once: true });
+    const signal = attempt.signal;
     try {
       const res = await request(url, {
         dispatcher: agent,
@@ -104,8 +134,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       if (req.signal?.aborted === true) return { kind: 'aborted' };
       const refused = refusalIn(err);
       if (refused !== null) return { kind: 'refused', reason: refused, latencyMs: latency() };
-      const error = deadline.aborted ? `no answer within ${timeoutMs} ms` : describe(err);
+      const error = timedOut ? `no answer within ${timeoutMs} ms` : describe(err);
       return { kind: 'no-answer', error, latencyMs: latency() };
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', stop);
     }
   }
 

@@ -27,12 +27,16 @@ export const CONNECTION_OPTIONS = {
   'admin-key': { type: 'string' },
   'data-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
 } as const satisfies CommandOptions;
 
 export const CONNECTION_USAGE = `connection:
   --url URL          base URL of the running service (default ${DEFAULT_URL})
   --admin-key KEY    admin API key (default: read from <data-dir>/${ADMIN_KEY_FILE_NAME})
   --data-dir DIR     the service's data folder (default: TOKENPROXY_DATA_DIR, else ${DEFAULT_DATA_DIR})
+output:
+  --json             print the answer as JSON (the default when stdout is not a terminal;
+                     on a terminal the answer is printed as indented lines)
 `;
 
 export interface ParsedCommand {

@@ -8,8 +8,9 @@ const spec: CommandSpec = {
   name: 'audit',
   usage: `audit
 prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
-        "outputDifferences"}; supply splits {"circulating", "treasury", "burned", "redeemed"}
-exits 1 when the index and the transactions differ`,
+        "outputDifferences", "failedOnLedger"}; supply splits {"circulating", "treasury", "burned",
+        "redeemed"}; failedOnLedger: failed transactions the ledger holds anyway {"txid", "status", "height"}
+exits 1 when the index and the transactions differ, or a failed transaction is on the ledger`,
   options: {},
 };
 

@@ -1,6 +1,10 @@
-// The shell every admin command runs in: parse, call, print JSON on stdout and exit 0; or
-// print the error on stderr and exit 1. --help prints the usage and exits 0.
+// The shell every admin command runs in: parse, call, print the answer on stdout and exit 0;
+// or print the error on stderr and exit 1. --help prints the usage and exits 0. The answer is
+// JSON for scripts (--json, or whenever stdout is not a terminal) and indented lines for a
+// person on a terminal.
+
 import { CliError, CONNECTION_USAGE, type CommandOptions, type ParsedCommand, parseCommand } from './args.js';
+import { humanText } from './human-output.js';
 
 export interface CommandSpec {
   /** As typed, e.g. `keys create`. */
@@ -14,11 +18,16 @@ export interface CommandSpec {
 export interface CommandIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** A person reads stdout (a terminal): answers print as text unless --json. */
+  readonly isTTY: boolean;
 }
 
 const processIo: CommandIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  get isTTY() {
+    return process.stdout.isTTY === true;
+  },
 };
 
 export async function runCommand(
@@ -34,7 +43,8 @@ export async function runCommand(
       return 0;
     }
     const result = await action(parsed);
-    io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    const json = parsed.values.json === true || !io.isTTY;
+    io.stdout(json ? `${JSON.stringify(result, null, 2)}\n` : humanText(result));
     return 0;
   } catch (err) {
     const message = err instanceof CliError ? err.message : `unexpected error: ${String(err)}`;

@@ -36,7 +36,13 @@ const revoke: CommandSpec = {
   maxPositionals: 1,
 };
 
-const KEYS_USAGE = 'usage: tokenproxy keys create|list|limit|revoke [options] (--help for each)\n';
+const KEYS_USAGE = `usage: tokenproxy keys create|list|limit|revoke [options]
+  create   a new API key (scopes, name, rate limit); the key and its webhook secret are shown once
+  list     every key, without secrets
+  limit    set a key's own rate limit, or back to the service's default
+  revoke   revoke a key at once
+tokenproxy keys SUBCOMMAND --help shows its options.
+`;
 
 export async function runKeys(argv: readonly string[]): Promise<number> {
   const [sub, ...rest] = argv;

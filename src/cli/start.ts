@@ -1,46 +1,77 @@
 // `tokenproxy start`: loads the configuration, starts the service, stops it on SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
+// stdout carries only the log records (JSON, or pino-pretty lines on a terminal): the first
+// says which version starts with which settings (secrets redacted), the last that it stopped.
+// The short banner a person looks for (URL, token, admin key file) goes to stderr.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../config.js';
-import { ADMIN_KEY_FILE, startService } from '../service.js';
+import { type Config, ConfigError, loadConfig, redactConfig } from '../config.js';
+import { createLogger } from '../process/logger.js';
+import { PortInUseError } from '../process/port-check.js';
+import { ADMIN_KEY_FILE, type RunningService, startService } from '../service.js';
+import { startUsage } from './help.js';
+import { packageVersion } from './version.js';
 
 export async function runStart(argv: readonly string[]): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(startUsage());
+    return 0;
+  }
+  let config: Config;
   try {
     config = loadConfig({ argv, env: process.env });
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${err.message}\n(tokenproxy start --help lists the settings)\n`);
       return 2;
     }
     throw err;
   }
-  const service = await startService(config, packageVersion());
-  const { parts } = service;
-  process.stdout.write(
-    [
-      `tokenproxy ${config.env} running${service.url ? ` at ${service.url}` : ''}`,
-      `token ${parts.token.tokenId}`,
-      `admin key in ${join(config.dataDir, ADMIN_KEY_FILE)}`,
-      '',
-    ].join('\n'),
+  const version = packageVersion();
+  const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+  const startedAt = Date.now();
+  logger.info(
+    { version, node: process.version, pid: process.pid, config: configSummary(config) },
+    `tokenproxy ${version} starting`,
   );
-  await new Promise<void>((resolve) => {
-    const onSignal = () => resolve();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+  let service: RunningService;
+  try {
+    service = await startService(config, version, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'tokenproxy could not start');
+    if (err instanceof PortInUseError) {
+      process.stderr.write(`tokenproxy start: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  process.stderr.write(banner(config, service));
+  logger.info({ startMs: Date.now() - startedAt }, 'tokenproxy ready');
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  logger.info({ signal }, 'tokenproxy stopping');
   await service.stop();
+  logger.info({ signal, uptimeS: Math.round((Date.now() - startedAt) / 1000) }, 'tokenproxy stopped');
   return 0;
 }
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    return pkg.version;
-  } catch {
-    return '0.0.0-dev';
-  }
+/** The settings as loaded, secrets redacted and unset ones left out. */
+export function configSummary(config: Config): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(redactConfig(config)).filter(([, v]) => v !== undefined));
+}
+
+function banner(config: Config, service: RunningService): string {
+  const url = service.url;
+  return [
+    `tokenproxy ${config.env} running${url ? ` at ${url}` : ''}`,
+    `token ${service.parts.token.tokenId}`,
+    service.adminKey.created
+      ? `admin key created in ${service.adminKey.path}`
+      : existsSync(join(config.dataDir, ADMIN_KEY_FILE))
+        ? `admin key in ${join(config.dataDir, ADMIN_KEY_FILE)}`
+        : 'admin key: the database holds one (admin.key is in the data folder of the instance that made it)',
+    ...(url ? [`console ${url}/console, API reference ${url}/docs`] : []),
+    '',
+  ].join('\n');
 }

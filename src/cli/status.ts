@@ -7,7 +7,8 @@ const spec: CommandSpec = {
   name: 'status',
   usage: `status
 prints {"tip": {"height", "hash", "time"}, "supply": {"genesis", "circulating", "treasury", "burned"},
-        "fundingPool": {"available"}, "tickets": {STATUS: count}}; amounts as {"atomic", "tokens"}`,
+        "fundingPool": {"available"}, "tickets": {STATUS: count},
+        "frozen": {"addresses", "balance"}}; amounts as {"atomic", "tokens"}`,
   options: {},
 };
 

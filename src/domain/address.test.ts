@@ -23,7 +23,7 @@ const KNOWN: Array<[string, 'p2pkh' | 'p2sh', string]> = [
 
 /** Owner public key hashes of the P2PKH and cosign outputs of the real transactions in the vectors. */
 function vectorOwnerHashes(): string[] {
-  const path = new URL('../../../shared/vectors/mnee-real-transactions.json', import.meta.url);
+  const path = new URL('../../test/vectors/mnee-real-transactions.json', import.meta.url);
   const vectors = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   const raws = Object.values(vectors)
     .flat()

@@ -75,7 +75,7 @@ export interface HistoryParams extends HistoryQuery {
 
 /** The POST /v1/sync request the client makes for a history query. */
 export interface SyncSelection {
-  /** Minimum score (asc) or, when non-zero, maximum score (desc). */
+  /** Score read up to, excluded: asc reads above it, desc below it (0: from the newest). */
   readonly from: bigint;
   /** Per-address maximum; 0 = all. */
   readonly limit: number;

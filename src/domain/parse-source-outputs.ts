@@ -12,9 +12,16 @@ export interface SourceOutput {
 /** Keyed `<txid>_<vout>`. */
 export type SourceOutputs = ReadonlyMap<string, SourceOutput | null>;
 
-/** The IDs of the transactions whose outputs `raw` spends (what the client fetches), once each. */
-export function sourceTxidsOf(raw: Uint8Array): string[] {
-  return [...new Set(readClientTransaction(raw).inputs.map((i) => i.sourceTxid))];
+/**
+ * The IDs of the transactions whose outputs `raw` spends (what the client fetches), once each.
+ * @throws AppError LIMIT_EXCEEDED when `raw` has more than `maxInputs` inputs (the work of a
+ *   parse request is bounded by the transfer input limit).
+ */
+export function sourceTxidsOf(raw: Uint8Array, maxInputs = Number.POSITIVE_INFINITY): string[] {
+  const { inputs } = readClientTransaction(raw);
+  if (inputs.length > maxInputs)
+    throw new AppError('LIMIT_EXCEEDED', `${inputs.length} inputs (at most ${maxInputs})`);
+  return [...new Set(inputs.map((i) => i.sourceTxid))];
 }
 
 /**

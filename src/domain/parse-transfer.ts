@@ -1,7 +1,9 @@
 // Rules 1 and 4 of a submitted transfer: it parses, is final, within limits, and every
-// output is a token output of this token or the one allowed data output. Pure.
+// output is a token output of this token or the one allowed data output; and the network's
+// policy takes its cosigned form (ledger-policy.ts). Pure.
 import { Transaction, Utils } from '@bsv/sdk';
 import { txidOf } from '../crypto/txid.js';
+import { ledgerPolicyRefusal } from './ledger-policy.js';
 import { classifyOutput } from './output-kind.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';
@@ -26,6 +28,7 @@ export interface ParsedTransfer {
 }
 
 const FINAL_SEQUENCE = 0xffffffff;
+const MAX_VOUT = 0x7fff_ffff;
 
 export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTransfer | Refusal {
   const { limits } = config;
@@ -61,6 +64,13 @@ export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTrans
     if ((input.sequence ?? FINAL_SEQUENCE) !== FINAL_SEQUENCE) {
       return refuse('NON_FINAL_TX', `input ${i} nSequence is not 0xffffffff`);
     }
+    // No stored output has an index above 2^31 - 1 (the store's int), so none can be spent.
+    if (input.sourceOutputIndex > MAX_VOUT) {
+      return refuse(
+        'UNKNOWN_INPUT',
+        `input ${i} spends output ${input.sourceOutputIndex}, above ${MAX_VOUT}`,
+      );
+    }
     const outpoint = `${input.sourceTXID}_${input.sourceOutputIndex}`;
     if (seen.has(outpoint)) return refuse('DUPLICATE_INPUT', `outpoint ${outpoint} is spent twice`);
     seen.add(outpoint);
@@ -85,7 +95,8 @@ export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTrans
     tokenOutputs.push({ vout, op: kind.op, owner: kind.owner, amount: kind.amount });
   }
   if (tokenOutputs.length === 0) return refuse('FOREIGN_OUTPUT', 'no token outputs');
-  return { tx, raw, txid: txidOf(raw), size: raw.length, outpoints, tokenOutputs };
+  const parsed = { tx, raw, txid: txidOf(raw), size: raw.length, outpoints, tokenOutputs };
+  return ledgerPolicyRefusal(parsed) ?? parsed;
 }
 
 function refuse(code: Refusal['code'], detail: string): Refusal {

@@ -31,7 +31,10 @@ export interface ValidTransfer {
   readonly parsed: ParsedTransfer;
   readonly inputs: readonly KnownTokenOutput[];
   readonly kind: TransferKind;
-  /** Sum of outputs to owners that are neither input owners nor the fee address. */
+  /**
+   * The tokens that change hands, which choose the fee tier: over the owners (the fee address
+   * left out), the sum of what each receives beyond what its inputs put in.
+   */
   readonly transferred: bigint;
   readonly feeTier: FeeTier | null;
   readonly feePaid: bigint;
@@ -82,10 +85,8 @@ function checkFee(
   config: TokenConfig,
 ): ValidTransfer | Refusal {
   const inputOwners = new Set(inputs.map((o) => o.owner));
-  const destinations = parsed.tokenOutputs.filter(
-    (o) => !inputOwners.has(o.owner) && o.owner !== config.feeAddress,
-  );
-  const transferred = destinations.reduce((sum, o) => sum + o.amount, 0n);
+  const gains = ownerGains(parsed, inputs, config.feeAddress);
+  const transferred = [...gains.values()].reduce((sum, gain) => sum + gain, 0n);
   const feePaid = parsed.tokenOutputs
     .filter((o) => o.owner === config.feeAddress && o.op === 'transfer')
     .reduce((sum, o) => sum + o.amount, 0n);
@@ -95,10 +96,14 @@ function checkFee(
   if ([...inputOwners].every((owner) => operators.has(owner))) {
     return { ...base, kind: 'operator', feeTier: null };
   }
-  const burnsOnly =
-    destinations.length > 0 && destinations.every((o) => o.op === 'burn' || o.owner === config.burnAddress);
-  const burnOps = parsed.tokenOutputs.some((o) => o.op === 'burn');
-  if (burnsOnly || (destinations.length === 0 && burnOps)) return { ...base, kind: 'burn', feeTier: null };
+  // A burn or redemption: whoever ends up with more than it put in only got burn outputs or is
+  // the burn address (and something is burned at all).
+  const burnsOnly = [...gains.keys()].every(
+    (owner) =>
+      owner === config.burnAddress || parsed.tokenOutputs.every((o) => o.owner !== owner || o.op === 'burn'),
+  );
+  const burns = parsed.tokenOutputs.some((o) => o.op === 'burn' || o.owner === config.burnAddress);
+  if (burnsOnly && burns) return { ...base, kind: 'burn', feeTier: null };
 
   const tier = feeTierFor(config.feeTiers, transferred);
   if (tier === null) return refuse('NO_FEE_TIER', `no single fee tier covers ${transferred} atomic units`);
@@ -109,6 +114,24 @@ function checkFee(
     );
   }
   return { ...base, kind: 'transfer', feeTier: tier };
+}
+
+/**
+ * The tokens that change hands, per owner: what each owner's outputs carry beyond what its
+ * inputs put in, for the owners that gain (the fee address left out). A recipient who adds an
+ * input of its own gains what it receives less that input, not nothing.
+ */
+export function ownerGains(
+  parsed: Pick<ParsedTransfer, 'tokenOutputs'>,
+  inputs: readonly Pick<KnownTokenOutput, 'owner' | 'amount'>[],
+  feeAddress: string,
+): Map<string, bigint> {
+  const net = new Map<string, bigint>();
+  for (const o of parsed.tokenOutputs) net.set(o.owner, (net.get(o.owner) ?? 0n) + o.amount);
+  for (const i of inputs) net.set(i.owner, (net.get(i.owner) ?? 0n) - i.amount);
+  const gains = new Map<string, bigint>();
+  for (const [owner, amount] of net) if (amount > 0n && owner !== feeAddress) gains.set(owner, amount);
+  return gains;
 }
 
 function refuse(code: Refusal['code'], detail: string): Refusal {

@@ -11,6 +11,8 @@ export const ERRORS = {
   INVALID_TX: { status: 400, title: 'Transaction cannot be parsed' },
   NON_FINAL_TX: { status: 400, title: 'Transaction lock time or sequence is not final' },
   LIMIT_EXCEEDED: { status: 400, title: 'Transaction exceeds a size or count limit' },
+  NONSTANDARD_VERSION: { status: 400, title: 'Transaction version is not relayed by the network' },
+  TX_TOO_LARGE: { status: 400, title: "Cosigned transaction would exceed the network's size policy" },
   UNKNOWN_INPUT: { status: 400, title: 'Input is not a known token output' },
   INPUT_SPENT: { status: 400, title: 'Input already spent' },
   INPUT_LOCKED: { status: 400, title: 'Input locked by another transfer' },
@@ -36,6 +38,7 @@ export const ERRORS = {
   // Access
   UNAUTHORIZED: { status: 401, title: 'Missing, unknown or revoked API key' },
   FORBIDDEN: { status: 403, title: 'API key lacks the needed scope' },
+  ADDRESS_FROZEN: { status: 403, title: 'Address is frozen' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   IDEMPOTENCY_CONFLICT: { status: 422, title: 'Idempotency key reused with another request' },

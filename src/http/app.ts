@@ -3,6 +3,9 @@
 // check and the resource route plugins, which are registered after the frame's own parts
 // (problem errors, 404/405, auth and scopes, request IDs, deprecation headers, OpenAPI,
 // health) so every route inherits them.
+
+import { constants as zlibConstants } from 'node:zlib';
+import compress from '@fastify/compress';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
@@ -14,9 +17,11 @@ import Fastify, {
 import type { Config } from '../config.js';
 import { AppError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { type ApiKeyVerifier, installAuth } from './auth.js';
+import { type ApiKeyVerifier, installAuth, installAuthFailures } from './auth.js';
+import { installCors } from './cors.js';
 import { installDefaultJsonContentType } from './default-content-type.js';
 import { installDeprecationHeaders } from './deprecation.js';
+import { docsRoutes, markDocsRoutesPublic } from './docs-ui.js';
 import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { installNotFoundHandler } from './method-not-allowed.js';
@@ -26,7 +31,9 @@ import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
 import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
 import { LOG_REDACT_PATHS, REDACTED, RedactingLogController, serializeRequest } from './request-log.js';
 import { ProblemSchema } from './schemas/common.js';
+import { WIRE_SCHEMAS } from './schemas/wire-schemas.js';
 import { typeboxValidatorCompiler } from './validation.js';
+import { anonymousTokensOf } from './well-known-tokens.js';
 
 export type AppInstance = FastifyInstance<
   RawServerDefault,
@@ -40,7 +47,11 @@ export type AppInstance = FastifyInstance<
 export type RoutePlugin = (app: AppInstance) => void | Promise<void>;
 
 /** The settings the frame reads; a full Config satisfies it. */
-export type HttpConfig = Pick<Config, 'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl'>;
+export type HttpConfig = Pick<Config, 'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl'> &
+  Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env'>>;
+
+/** Answers smaller than this many bytes go out uncompressed even when the client accepts gzip. */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
 
 export interface AppDeps {
   readonly config: HttpConfig;
@@ -80,10 +91,26 @@ export function buildApp(deps: AppDeps): AppInstance {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);
+  // Response schemas describe answers (the OpenAPI document, generated clients); they never
+  // reshape them: fast-json-stringify would drop fields a schema omits and coerce types, so
+  // answers are serialized as the handlers made them (the e2e suites check them against the
+  // document instead).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(ProblemSchema);
+  for (const schema of WIRE_SCHEMAS) app.addSchema(schema);
   const root = app as unknown as FastifyInstance;
-  installAuth(root, { verifier: deps.apiKeys, anonymousRead: config.anonymousRead });
+  root.addHook('onRoute', markDocsRoutesPublic);
+  installCors(root, config.corsOrigins ?? ['*']);
+  installAuth(root, {
+    verifier: deps.apiKeys,
+    anonymousRead: config.anonymousRead,
+    anonymousTokens: anonymousTokensOf({
+      env: config.env ?? 'sandbox',
+      anonymousTokens: config.anonymousTokens,
+    }),
+  });
   if (deps.rateLimit !== undefined) installRateLimit(root, deps.rateLimit);
+  installAuthFailures(root);
   if (deps.metrics !== undefined) installHttpMetrics(root, deps.metrics);
   installRequestIdHeader(root);
   installDefaultJsonContentType(root);
@@ -104,8 +131,19 @@ export function buildApp(deps: AppDeps): AppInstance {
     if (closing) throw new AppError('NOT_READY', 'the service is shutting down; try again shortly');
   });
 
+  // Compressed when asked (Accept-Encoding) and at least COMPRESS_THRESHOLD_BYTES; brotli at a
+  // moderate quality (its default, 11, costs far more CPU than it saves on JSON).
+  app.register(compress, {
+    threshold: COMPRESS_THRESHOLD_BYTES,
+    encodings: ['br', 'gzip', 'deflate'],
+    brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
+    // Request bodies are read as sent: no client compresses them, and inflating them would let
+    // a small body expand past bodyLimit's intent.
+    globalDecompression: false,
+  });
   app.register(healthRoutes(deps.readiness, deps.readinessTimeoutMs));
   app.register(openApiRoutes);
+  app.register(docsRoutes);
   for (const plugin of deps.routes ?? []) {
     app.register(async (child) => {
       await plugin(child);

@@ -25,10 +25,20 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route needs; required on every route (buildApp refuses a route without it). */
     scope?: RouteScope;
+    /**
+     * On a `public` route whose handler asks for a key itself (GET /metrics: an admin key or
+     * the metrics token): the scope it asks for, which the OpenAPI document states.
+     */
+    scopeInHandler?: Scope;
   }
   interface FastifyRequest {
     /** The authenticated key, or null for an anonymous (or public-route) request. */
     principal: ApiKeyPrincipal | null;
+    /**
+     * A failed authentication (401), held back until the rate limit has counted the request
+     * against the client's address: an unknown key does not escape the anonymous limit.
+     */
+    authFailure: AppError | null;
   }
 }
 
@@ -76,6 +86,8 @@ export interface AuthOptions {
   readonly verifier: ApiKeyVerifier;
   /** When true, read routes answer requests without a key (anonymous). */
   readonly anonymousRead: boolean;
+  /** Well-known public tokens read as no key (src/http/well-known-tokens.ts). */
+  readonly anonymousTokens?: ReadonlySet<string>;
 }
 
 /** Decides who the request is for a route scope; throws 401/403 AppErrors. */
@@ -87,6 +99,10 @@ export async function authenticate(
   if (needed === 'public') return null;
   if (presented.kind === 'malformed')
     throw new AppError('UNAUTHORIZED', `Invalid API key: ${presented.reason}`);
+  if (presented.kind === 'key' && options.anonymousTokens?.has(presented.key) === true) {
+    if (needed === 'read' && options.anonymousRead) return null;
+    throw new AppError('UNAUTHORIZED', 'A well-known public token is no API key: send a key of your own');
+  }
   if (presented.kind === 'none') {
     if (needed === 'read' && options.anonymousRead) return null;
     throw new AppError('UNAUTHORIZED', 'An API key is required (auth_token or Authorization: Bearer)');
@@ -104,9 +120,14 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal | null {
   return request.principal;
 }
 
-/** Installs the `principal` request slot, the per-request check and the scope-on-every-route rule. */
+/**
+ * Installs the `principal` request slot, the per-request check and the scope-on-every-route rule.
+ * A 401 is not answered here: it is kept in `authFailure` (the request goes on as anonymous) and
+ * answered by installAuthFailures' hook, which the app adds after the rate limit's.
+ */
 export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('authFailure', null);
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (scope === undefined || !ROUTE_SCOPES.includes(scope)) {
@@ -119,10 +140,23 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     const needed = request.routeOptions.config.scope ?? 'admin';
-    request.principal = await authenticate(
-      needed,
-      presentedKey(request.query, request.headers.authorization),
-      options,
-    );
+    try {
+      request.principal = await authenticate(
+        needed,
+        presentedKey(request.query, request.headers.authorization),
+        options,
+      );
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'UNAUTHORIZED')) throw err;
+      request.principal = null;
+      request.authFailure = err;
+    }
+  });
+}
+
+/** Answers the 401 that installAuth held back; add it after the rate limit's hook. */
+export function installAuthFailures(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.authFailure !== null) throw request.authFailure;
   });
 }

@@ -24,7 +24,14 @@ export function allowedMethods(
 ): string[] {
   const path = pathOf(url);
   const candidates = new Set<string>([...CANDIDATE_METHODS, ...extraMethods]);
-  return [...candidates].filter((method) => app.findRoute({ method: method as 'GET', url: path }) !== null);
+  return [...candidates].filter((method) => {
+    const found = app.findRoute({ method: method as 'GET', url: path });
+    // The CORS preflight route (`OPTIONS *`, cors.ts) matches every path: it allows nothing.
+    return (
+      found !== null &&
+      !(method === 'OPTIONS' && (found.params as Record<string, unknown>)['*'] !== undefined)
+    );
+  });
 }
 
 /** Installs the root not-found handler that answers 405 or 404 as problems. */

@@ -38,11 +38,14 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
     app.get(
       METRICS_PATH,
       {
-        config: { scope: 'public' },
+        // Public to the frame (the metrics token is no API key, and scrapes are not rate
+        // limited); the handler asks for the token or an admin key, as the document says.
+        config: { scope: 'public', scopeInHandler: 'admin' },
         schema: {
           summary: 'Prometheus metrics (admin key or the metrics token)',
+          description:
+            'Prometheus text. Needs an admin API key (auth_token or Bearer) or, when `metricsToken` is set, that token as a Bearer token.',
           tags: ['operations'],
-          security: [{ bearerAuth: [] }],
         },
       },
       async (request, reply) => {

@@ -32,11 +32,17 @@ interface Entry {
   previous: number;
 }
 
-/** Counts in a Map; entries older than two windows are dropped as the map is swept. */
+/**
+ * Counts in a Map kept in the order clients were last counted (a counted client is moved to
+ * the end), so the oldest are at the front: each hit drops the expired entries there (older
+ * than two windows, whose counts no longer matter) and, when the map holds `maxClients`, lets
+ * the oldest client go to make room. O(1) amortised per hit; memory stays bounded, and a new
+ * client is always counted (a client let go starts over: with 100,000 clients that takes a
+ * flood of 100,000 others counted since).
+ */
 export function createMemoryRateLimitStore(options: { readonly maxClients?: number } = {}): RateLimitStore {
-  const maxClients = options.maxClients ?? 100_000;
+  const maxClients = Math.max(1, options.maxClients ?? 100_000);
   const entries = new Map<string, Entry>();
-  let lastSweep = 0;
 
   function countsOf(entry: Entry | undefined, index: number): WindowCounts {
     if (entry === undefined) return { current: 0, previous: 0 };
@@ -45,27 +51,28 @@ export function createMemoryRateLimitStore(options: { readonly maxClients?: numb
     return { current: 0, previous: 0 };
   }
 
-  function sweep(index: number, force: boolean): void {
-    if (!force && index === lastSweep) return;
-    lastSweep = index;
-    for (const [client, entry] of entries) if (entry.index < index - 1) entries.delete(client);
+  /** Drops expired entries from the front; then the oldest while there is no room for one more. */
+  function makeRoom(index: number): void {
+    for (const [client, entry] of entries) {
+      if (entry.index >= index - 1 && entries.size < maxClients) break;
+      entries.delete(client);
+    }
   }
 
   return {
     async hit({ client, limit, windowMs, algorithm, nowMs }) {
       const position = windowPosition(nowMs, windowMs);
-      sweep(position.index, entries.size >= maxClients);
-      const before = countsOf(entries.get(client), position.index);
+      const entry = entries.get(client);
+      const before = countsOf(entry, position.index);
       const decision = decide(algorithm, limit, windowMs, before, position);
       if (estimatedCount(algorithm, before, position, windowMs) + 1 <= limit) {
         entries.delete(client);
-        if (entries.size < maxClients) {
-          entries.set(client, {
-            index: position.index,
-            current: before.current + 1,
-            previous: before.previous,
-          });
-        }
+        makeRoom(position.index);
+        entries.set(client, {
+          index: position.index,
+          current: before.current + 1,
+          previous: before.previous,
+        });
       }
       return decision;
     },

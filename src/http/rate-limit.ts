@@ -1,5 +1,6 @@
-// Rate limits (contract.md, Limits): per API key, and per client IP for anonymous requests,
-// in a fixed or sliding window. Runs after authentication (it reads `request.principal`).
+// Rate limits (contract.md, Limits): per API key, and per client IP for anonymous requests
+// (IPv6 by /64), in a fixed or sliding window. A request whose key failed authentication counts
+// as anonymous (its 401 comes after this hook: auth.ts). Runs after authentication (it reads `request.principal`).
 // A key may carry its own limit (api_keys.rate_limit) in place of `perKey`.
 // Every limited response carries `RateLimit-Policy` and `RateLimit` (IETF httpapi
 // ratelimit-headers draft: `"<policy>";q=<quota>;w=<window s>` and `"<policy>";r=<remaining>;
@@ -7,6 +8,7 @@
 // Public routes (health, OpenAPI, docs) are not limited. A store that fails lets the request
 // through (logged): limits protect the service, they must not take it down.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors/registry.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { RateLimitAlgorithm, RateLimitDecision } from './rate-limit-window.js';
@@ -32,12 +34,25 @@ interface Client {
   readonly limit: number;
 }
 
+/**
+ * The client an anonymous request is counted as: `ip:<IPv4>` (an IPv4-mapped IPv6 address as its
+ * IPv4), or `ip:<prefix>::/64` for IPv6, since one host commonly holds a whole /64 and could
+ * otherwise take a new address for each request. Every store keys by this.
+ */
+export function clientKeyOfAddress(address: string): string {
+  if (!ipaddr.isValid(address)) return `ip:${address}`;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return `ip:${ip.toString()}`;
+  const prefix = (ip as ipaddr.IPv6).parts.slice(0, 4);
+  return `ip:${new ipaddr.IPv6([...prefix, 0, 0, 0, 0]).toString()}/64`;
+}
+
 export function clientOf(request: FastifyRequest, options: RateLimitOptions): Client {
   if (request.principal !== null) {
     const limit = request.principal.rateLimit ?? options.perKey;
     return { id: `key:${request.principal.id}`, policy: 'key', limit };
   }
-  return { id: `ip:${request.ip}`, policy: 'anonymous', limit: options.anonymous };
+  return { id: clientKeyOfAddress(request.ip), policy: 'anonymous', limit: options.anonymous };
 }
 
 /** `"key";q=1200;w=60` */

@@ -5,6 +5,15 @@ import { REQUEST_ID_LOG_LABEL } from './request-id.js';
 
 export const REDACTED = '[REDACTED]';
 
+/** Health probes: a balancer asks every few seconds; their answers are logged at debug. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
+/** A successful health probe (logged below info); a failing one stays at info. */
+export function isQuietProbe(url: string, statusCode: number): boolean {
+  const q = url.indexOf('?');
+  return statusCode < 400 && PROBE_PATHS.has(q < 0 ? url : url.slice(0, q));
+}
+
 /** pino redact paths: a belt for code that logs headers or a parsed query by mistake. */
 export const LOG_REDACT_PATHS: readonly string[] = [
   'headers.authorization',
@@ -72,6 +81,7 @@ export class RedactingLogController extends LogController {
       responseTime: Math.round(reply.elapsedTime * 1000) / 1000,
     };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else if (isQuietProbe(request.url, reply.statusCode)) reply.log.debug(fields, 'request completed');
     else reply.log.info(fields, 'request completed');
   }
 

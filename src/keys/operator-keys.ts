@@ -73,3 +73,43 @@ function keysFrom(read: (name: string) => unknown, where: string): OperatorKeys 
   }
   return out as unknown as OperatorKeys;
 }
+
+/** What the token's settings record of the keys it was deployed with. */
+export interface DeployedKeys {
+  readonly tokenId: string;
+  readonly approver: string;
+  readonly mintAddress: string;
+  readonly feeAddress: string;
+  readonly fundingAddress: string;
+}
+
+/** The names of the operator keys (approver, mint, fee, funding) that differ from the deployed ones. */
+export function keysNotDeployed(deployed: DeployedKeys, addresses: OperatorAddresses): string[] {
+  const ours: Record<(typeof NAMES)[number], [string, string]> = {
+    approver: [toHex(addresses.approverPublicKey), deployed.approver],
+    mint: [addresses.mintAddress, deployed.mintAddress],
+    fee: [addresses.feeAddress, deployed.feeAddress],
+    funding: [addresses.fundingAddress, deployed.fundingAddress],
+  };
+  return NAMES.filter((name) => ours[name][0] !== ours[name][1]);
+}
+
+/**
+ * Throws when these keys are not the ones the token was deployed with: a process with other
+ * keys would serve and then fail every mint, cosignature or funding input it signs.
+ */
+export function checkKeysDeployed(deployed: DeployedKeys, addresses: OperatorAddresses): void {
+  const differ = keysNotDeployed(deployed, addresses);
+  if (differ.length === 0) return;
+  const what = (name: string) =>
+    name === 'approver'
+      ? `the approver key (public key ${toHex(addresses.approverPublicKey)}, deployed with ${deployed.approver})`
+      : `the ${name} key (address ${addresses[`${name}Address` as 'mintAddress']}, deployed with ${
+          deployed[`${name}Address` as 'mintAddress']
+        })`;
+  throw new Error(
+    `refusing to start: the operator keys do not match the token ${deployed.tokenId} deployed in this ` +
+      `database: ${differ.map(what).join('; ')}. Start with the keys the token was deployed with ` +
+      '(docs/operations.md, Key rotation)',
+  );
+}

@@ -48,6 +48,13 @@ export type StatusListener = (txid: string, status: TxStatus) => void;
 export interface Ledger {
   /** Broadcast raw transaction bytes. Idempotent for the same txid: answers its current status. */
   broadcast(rawTx: Uint8Array): Promise<BroadcastResult>;
+  /**
+   * Broadcasts several transactions at once (ARC's POST /v1/txs): one result per input, in the
+   * same order, each as `broadcast` would answer it. Throws LedgerUnavailableError only when the
+   * ledger cannot be reached at all; one transaction the ledger could not take is a retryable
+   * refusal of that item alone.
+   */
+  broadcastMany(rawTxs: readonly Uint8Array[]): Promise<BroadcastResult[]>;
   status(txid: string): Promise<TxStatus>;
   rawTransaction(txid: string): Promise<Uint8Array | null>;
   tip(): Promise<ChainTip>;

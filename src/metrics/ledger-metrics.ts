@@ -16,6 +16,7 @@ export function instrumentLedger(inner: Ledger, metrics: Pick<ServiceMetrics, 'l
   };
   return {
     broadcast: (rawTx) => timed('broadcast', () => inner.broadcast(rawTx)),
+    broadcastMany: (rawTxs) => timed('broadcastMany', () => inner.broadcastMany(rawTxs)),
     status: (txid) => timed('status', () => inner.status(txid)),
     rawTransaction: (txid) => timed('rawTransaction', () => inner.rawTransaction(txid)),
     tip: () => timed('tip', () => inner.tip()),

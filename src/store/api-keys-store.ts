@@ -95,6 +95,14 @@ export async function createApiKey(
   return { id, key, webhookSecret, name, scopes, rateLimit, createdAt: now };
 }
 
+/** Whether a live (unrevoked) key with the admin scope exists. */
+export async function hasLiveAdminKey(q: Queryable): Promise<boolean> {
+  const rows = await q.query(
+    "SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND 'admin' = ANY(scopes) LIMIT 1",
+  );
+  return rows.length > 0;
+}
+
 interface ApiKeyRow {
   id: string;
   name: string;
@@ -195,6 +203,10 @@ export interface StoreApiKeyVerifierOptions {
   readonly ttlMs?: number;
   /** Most keys remembered at once; the oldest entry goes first (default 10,000). */
   readonly maxEntries?: number;
+  /** How long an unknown or revoked key is answered null without asking the store (default 10 s). */
+  readonly unknownTtlMs?: number;
+  /** Most unknown keys remembered at once; the oldest entry goes first (default 10,000). */
+  readonly maxUnknown?: number;
   /** The clock, for tests. */
   readonly now?: () => Date;
 }
@@ -205,42 +217,71 @@ export interface StoreApiKeyVerifier {
   forget(): void;
 }
 
+/** A Map used as a bounded cache: entries expire, and the oldest goes first when it is full. */
+class BoundedCache<V> {
+  readonly #entries = new Map<string, { value: V; until: number }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
+
+  get(key: string, nowMs: number): V | undefined {
+    const hit = this.#entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.until > nowMs) return hit.value;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V, nowMs: number): void {
+    if (this.ttlMs <= 0 || this.maxEntries <= 0) return;
+    this.#entries.delete(key);
+    while (this.#entries.size >= this.maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { value, until: nowMs + this.ttlMs });
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
 /**
  * The ApiKeyVerifier of the HTTP layer (src/http/auth.ts) over the store. A valid key is
  * remembered, by its hash, for `ttlMs` (10 s by default): within that time requests with
  * it do not touch the database, so a revocation made by another process takes effect
  * within `ttlMs`; one made through this process can call forget() to take effect at
- * once. Unknown and revoked keys are never remembered: each such request asks the store.
+ * once. An unknown or revoked key is remembered too, for `unknownTtlMs`, so a flood of
+ * requests with the same invented key costs one lookup, not one each (keys are random and
+ * shown once, so no key becomes valid after it was tried). Both memories are bounded.
  */
 export function storeApiKeyVerifier(
   q: Queryable,
   options: StoreApiKeyVerifierOptions = {},
 ): StoreApiKeyVerifier {
-  const ttlMs = options.ttlMs ?? 10_000;
-  const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? (() => new Date());
-  const cache = new Map<string, { principal: ApiKeyPrincipal; until: number }>();
+  const known = new BoundedCache<ApiKeyPrincipal>(options.ttlMs ?? 10_000, options.maxEntries ?? 10_000);
+  const unknown = new BoundedCache<true>(options.unknownTtlMs ?? 10_000, options.maxUnknown ?? 10_000);
   return {
     async verify(rawKey) {
       const hash = apiKeyHash(rawKey);
       const cacheKey = Buffer.from(hash).toString('base64');
       const at = now();
-      const hit = cache.get(cacheKey);
-      if (hit !== undefined && hit.until > at.getTime()) return hit.principal;
-      cache.delete(cacheKey);
+      const atMs = at.getTime();
+      const hit = known.get(cacheKey, atMs);
+      if (hit !== undefined) return hit;
+      if (unknown.get(cacheKey, atMs) !== undefined) return null;
       const principal = await verifyHash(q, hash, at);
-      if (principal !== null && ttlMs > 0) {
-        while (cache.size >= maxEntries) {
-          const oldest = cache.keys().next();
-          if (oldest.done === true) break;
-          cache.delete(oldest.value);
-        }
-        cache.set(cacheKey, { principal, until: at.getTime() + ttlMs });
-      }
+      if (principal !== null) known.set(cacheKey, principal, atMs);
+      else unknown.set(cacheKey, true, atMs);
       return principal;
     },
     forget() {
-      cache.clear();
+      known.clear();
+      unknown.clear();
     },
   };
 }

@@ -11,7 +11,7 @@ export type SqlValue =
   | null
   | Uint8Array
   | Date
-  | readonly string[]
+  | readonly (string | null)[]
   | readonly number[];
 
 export type Row = Record<string, unknown>;

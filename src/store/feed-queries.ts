@@ -82,7 +82,11 @@ export async function syncFrom(q: Queryable, opts: { from: bigint; limit: number
 
 export interface AddressSyncQuery {
   readonly addresses: readonly string[];
-  /** asc: the minimum score; desc: the maximum score, 0 meaning none. */
+  /**
+   * The score the caller has read up to, excluded: asc reads scores above it, desc reads
+   * scores below it (0: from the newest). The reference client pages by passing the last
+   * score of a page (`nextScore`) as the next `from`, so each record comes once.
+   */
   readonly from: bigint;
   /** At most this many records per address (0: all); a record of two addresses counts for both. */
   readonly limit: number;
@@ -92,8 +96,8 @@ export interface AddressSyncQuery {
 /**
  * Records concerning any of the addresses (as sender or receiver), each once, in score
  * order (POST /v1/sync). Each address contributes its own first `limit` records in the
- * requested order (`asc`: from `from` up; `desc`: newest first, from `from` down when it
- * is not 0); the union is then sorted by score in that order.
+ * requested order (`asc`: scores above `from`; `desc`: newest first, scores below `from` when
+ * it is not 0); the union is then sorted by score in that order.
  */
 export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): Promise<SyncRecord[]> {
   checkScore(query.from);
@@ -111,7 +115,7 @@ export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): P
                FROM unnest($1::text[]) AS wanted(address)
                CROSS JOIN LATERAL (
                  SELECT ta.txid FROM transaction_addresses ta
-                  WHERE ta.address = wanted.address AND ta.score ${asc ? '>=' : '<='} $2
+                  WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $2
                   ORDER BY ta.score ${direction}
                   LIMIT $3::bigint
                ) AS picked) AS concerned
@@ -123,6 +127,21 @@ export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): P
 }
 
 /** The raw (final, cosigned) transaction of a feed record, or null when there is none. */
+/** The raw transactions of `txids` that the index holds, in one query; keyed by lower-case txid. */
+export async function rawTransactions(
+  q: Queryable,
+  txids: readonly string[],
+): Promise<Map<string, Uint8Array>> {
+  const found = new Map<string, Uint8Array>();
+  if (txids.length === 0) return found;
+  const rows = await q.query<{ txid: string; raw_tx: Uint8Array }>(
+    'SELECT txid, raw_tx FROM transactions WHERE txid = ANY($1::text[])',
+    [txids.map((txid) => txid.toLowerCase())],
+  );
+  for (const row of rows) found.set(row.txid, row.raw_tx);
+  return found;
+}
+
 export async function rawTransaction(q: Queryable, txid: string): Promise<Uint8Array | null> {
   const rows = await q.query<{ raw_tx: Uint8Array }>('SELECT raw_tx FROM transactions WHERE txid = $1', [
     txid.toLowerCase(),

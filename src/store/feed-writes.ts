@@ -1,10 +1,10 @@
-// What the ledger's verdicts do to the index: a transaction accepted, mined, reorged out or
-// failed. Each change of a change-feed record takes a new score (call these last in a
-// database transaction: the score lock is held to commit). Every row these functions update
-// is locked BEFORE the score is drawn: a writer holding the score lock must never wait for a
+// What the ledger's verdicts do to the index, set-based (one statement for a whole batch): a
+// transaction accepted, mined, reorged out or failed. Each changed change-feed record takes a new
+// score. The order is the one docs/adr/0001 asks for: every row these functions update is locked
+// (in a fixed order) BEFORE the score is drawn, and the draw is the last step before the one
+// statement that writes the scored rows: a writer holding the score lock must never wait for a
 // row lock, or it deadlocks with a submission that holds the row and waits for the score.
 import type { Queryable } from './db.js';
-import { nextScores } from './score.js';
 
 export interface BlockPlace {
   readonly height: number;
@@ -13,95 +13,134 @@ export interface BlockPlace {
   readonly time: number;
 }
 
-/** The network accepted the ticket's transaction: its inputs are spent, no longer merely reserved. */
-export async function releaseReservations(tx: Queryable, ticketId: string): Promise<void> {
-  await tx.query('UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by = $1', [ticketId]);
-  await tx.query("UPDATE funding_outputs SET state = 'spent' WHERE reserved_by = $1", [ticketId]);
+export interface RecordRow {
+  readonly txid: string;
+  readonly state: 'unconfirmed' | 'mined' | 'failed';
+  readonly blk_hash: string;
+  [column: string]: unknown;
 }
 
-/** Records block data; returns false when the record already says exactly that. */
-export async function markMined(tx: Queryable, txid: string, block: BlockPlace, now: Date): Promise<boolean> {
-  const current = await tx.query<{ state: string; blk_hash: string }>(
-    'SELECT state, blk_hash FROM transactions WHERE txid = $1 FOR UPDATE',
-    [txid],
+/** Locks the change-feed records of `txids` (in txid order); answers them. */
+export async function lockRecords(tx: Queryable, txids: readonly string[]): Promise<RecordRow[]> {
+  if (txids.length === 0) return [];
+  return tx.query<RecordRow>(
+    'SELECT txid, state, blk_hash FROM transactions WHERE txid = ANY($1::text[]) ORDER BY txid FOR UPDATE',
+    [txids],
   );
-  const row = current[0];
-  if (row === undefined || (row.state === 'mined' && row.blk_hash === block.hash)) return false;
-  await lockDependents(tx, txid);
-  const [score] = await nextScores(tx, 1);
-  await tx.query(
-    `UPDATE transactions SET state = 'mined', height = $2, idx = $3, blk_hash = $4, blk_time = $5, score = $6, updated_at = $7
-      WHERE txid = $1`,
-    [txid, block.height, block.idx, block.hash, block.time, score!, now],
-  );
-  await rescore(tx, txid, score!, 'confirmed');
-  return true;
-}
-
-/** The block holding the transaction was reorged out: back to unconfirmed. */
-export async function markUnmined(tx: Queryable, txid: string, now: Date): Promise<boolean> {
-  const current = await tx.query<{ state: string }>(
-    'SELECT state FROM transactions WHERE txid = $1 FOR UPDATE',
-    [txid],
-  );
-  if (current[0]?.state !== 'mined') return false;
-  await lockDependents(tx, txid);
-  const [score] = await nextScores(tx, 1);
-  await tx.query(
-    `UPDATE transactions SET state = 'unconfirmed', height = 0, idx = 0, blk_hash = '', blk_time = 0, score = $2,
-            updated_at = $3 WHERE txid = $1`,
-    [txid, score!, now],
-  );
-  await rescore(tx, txid, score!, 'unconfirmed');
-  return true;
-}
-
-/** Txids of live transactions that spend outputs of `txid` (they fail with it). */
-export async function spendersOf(tx: Queryable, txid: string): Promise<string[]> {
-  const rows = await tx.query<{ spent_by: string }>(
-    'SELECT DISTINCT spent_by FROM token_outputs WHERE txid = $1 AND spent_by IS NOT NULL',
-    [txid],
-  );
-  return rows.map((r) => r.spent_by);
 }
 
 /**
- * The transaction will never be mined: its token inputs are released, and its funding output if
- * the network never took it; the outputs it would have created are removed, its record says
- * failed. Fail its spenders first.
+ * Txids of transactions that spend outputs of `txids`, and of their spenders, and so on: each
+ * with the transaction whose output it spends (a failed transaction fails all of them).
  */
-export async function markFailed(tx: Queryable, ticketId: string, txid: string, now: Date): Promise<void> {
-  await tx.query('SELECT txid FROM transactions WHERE txid = $1 FOR UPDATE', [txid]);
-  await tx.query('SELECT txid FROM transaction_addresses WHERE txid = $1 FOR UPDATE', [txid]);
-  await tx.query('UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL WHERE spent_by = $1', [txid]);
+export async function spenderClosure(
+  tx: Queryable,
+  txids: readonly string[],
+): Promise<{ txid: string; parent: string }[]> {
+  if (txids.length === 0) return [];
+  return tx.query<{ txid: string; parent: string }>(
+    `WITH RECURSIVE c(txid, parent) AS (
+       SELECT spent_by, txid FROM token_outputs WHERE txid = ANY($1::text[]) AND spent_by IS NOT NULL
+       UNION
+       SELECT o.spent_by, o.txid FROM token_outputs o JOIN c ON o.txid = c.txid WHERE o.spent_by IS NOT NULL)
+     SELECT txid, parent FROM c`,
+    [txids],
+  );
+}
+
+/**
+ * Locks, in a fixed order, the rows the scored write will update: the addresses of every
+ * record that changes (`rescored` and `failed`), the outputs of the records mined or unmined.
+ */
+export async function lockDependents(
+  tx: Queryable,
+  rescored: readonly string[],
+  failed: readonly string[],
+): Promise<void> {
+  if (rescored.length + failed.length === 0) return;
+  await tx.query(
+    `WITH a AS (SELECT 1 FROM transaction_addresses WHERE txid = ANY($1::text[]) ORDER BY txid, address FOR UPDATE),
+          o AS (SELECT 1 FROM token_outputs WHERE txid = ANY($2::text[]) ORDER BY txid, vout FOR UPDATE)
+     SELECT (SELECT count(*) FROM a) AS a, (SELECT count(*) FROM o) AS o`,
+    [[...rescored, ...failed], rescored],
+  );
+}
+
+/** The network accepted these tickets' transactions: their inputs are spent, no longer merely reserved. */
+export async function releaseReservations(tx: Queryable, ticketIds: readonly string[]): Promise<void> {
+  if (ticketIds.length === 0) return;
+  await tx.query(
+    `WITH t AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by = ANY($1::uuid[]) RETURNING 1),
+          f AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by = ANY($1::uuid[]) RETURNING 1)
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
+    [ticketIds],
+  );
+}
+
+/**
+ * These transactions will never be mined: their token inputs are released, and their funding
+ * outputs if the network never took them; the outputs they would have created are removed. (Their
+ * records are marked failed by writeScoredRecords, with a new score.)
+ */
+export async function unwindFailed(
+  tx: Queryable,
+  failed: readonly { readonly ticketId: string; readonly txid: string }[],
+): Promise<void> {
+  if (failed.length === 0) return;
+  const txids = failed.map((f) => f.txid);
+  // Outputs of a failed transaction spent by another failed one are deleted below, not released.
   // Only a funding output the network never took goes back to the pool: one it took ('spent')
   // may now be spent by the rival that won a reorg, and offered again it would fail every
   // transfer that picked it.
   await tx.query(
-    "UPDATE funding_outputs SET state = 'available', reserved_by = NULL WHERE reserved_by = $1 AND state = 'reserved'",
-    [ticketId],
+    `WITH t AS (UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL
+                 WHERE spent_by = ANY($1::text[]) AND NOT (txid = ANY($1::text[])) RETURNING 1),
+          f AS (UPDATE funding_outputs SET state = 'available', reserved_by = NULL
+                 WHERE reserved_by = ANY($2::uuid[]) AND state = 'reserved' RETURNING 1)
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
+    [txids, failed.map((f) => f.ticketId)],
   );
-  await tx.query('DELETE FROM token_outputs WHERE txid = $1', [txid]);
-  const [score] = await nextScores(tx, 1);
+  await tx.query('DELETE FROM token_outputs WHERE txid = ANY($1::text[])', [txids]);
+}
+
+export type RecordChange =
+  | { readonly txid: string; readonly kind: 'mined'; readonly block: BlockPlace }
+  | { readonly txid: string; readonly kind: 'unmined' | 'failed' };
+
+/**
+ * Writes each changed record with its score (drawn just before, in the same order), and the
+ * score into its addresses and outputs: one statement.
+ */
+export async function writeScoredRecords(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+  scores: readonly bigint[],
+  now: Date,
+): Promise<void> {
+  if (changes.length === 0) return;
+  if (scores.length !== changes.length) throw new Error('one score per changed record');
+  const block = (c: RecordChange) =>
+    c.kind === 'mined' ? c.block : { height: 0, idx: 0, hash: '', time: 0 };
   await tx.query(
-    `UPDATE transactions SET state = 'failed', height = 0, idx = 0, blk_hash = '', blk_time = 0, score = $2, updated_at = $3
-      WHERE txid = $1`,
-    [txid, score!, now],
+    `WITH u AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::bigint[])
+                  AS u(txid, state, height, idx, hash, time, score)),
+          t AS (UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
+                       blk_time = u.time, score = u.score, updated_at = $1
+                  FROM u WHERE t.txid = u.txid RETURNING 1),
+          a AS (UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid RETURNING 1),
+          o AS (UPDATE token_outputs o SET score = u.score,
+                       state = CASE WHEN u.state = 'mined' THEN 'confirmed' ELSE 'unconfirmed' END
+                  FROM u WHERE o.txid = u.txid AND u.state <> 'failed' RETURNING 1)
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM a) AS a, (SELECT count(*) FROM o) AS o`,
+    [
+      now,
+      changes.map((c) => c.txid),
+      changes.map((c) => (c.kind === 'mined' ? 'mined' : c.kind === 'unmined' ? 'unconfirmed' : 'failed')),
+      changes.map((c) => block(c).height),
+      changes.map((c) => block(c).idx),
+      changes.map((c) => block(c).hash),
+      changes.map((c) => String(block(c).time)),
+      scores.map(String),
+    ],
   );
-  await tx.query('UPDATE transaction_addresses SET score = $2 WHERE txid = $1', [txid, score!]);
-}
-
-/** Locks the rows rescore() will update, before the score lock is taken. */
-async function lockDependents(tx: Queryable, txid: string): Promise<void> {
-  await tx.query('SELECT txid FROM transaction_addresses WHERE txid = $1 FOR UPDATE', [txid]);
-  await tx.query('SELECT txid FROM token_outputs WHERE txid = $1 FOR UPDATE', [txid]);
-}
-
-async function rescore(tx: Queryable, txid: string, score: bigint, outputState: 'confirmed' | 'unconfirmed') {
-  await tx.query('UPDATE transaction_addresses SET score = $2 WHERE txid = $1', [txid, score]);
-  await tx.query('UPDATE token_outputs SET score = $2, state = $3 WHERE txid = $1', [
-    txid,
-    score,
-    outputState,
-  ]);
 }

@@ -66,3 +66,9 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (Array.isArray(errors) && errors.some((e) => isDatabaseUnavailable(e, depth + 1))) return true;
   return isDatabaseUnavailable(cause, depth + 1);
 }
+
+/** True when PostgreSQL aborted the transaction as a deadlock or serialization failure: run it again. */
+export function isRetryableConflict(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  return state === SqlState.DEADLOCK_DETECTED || state === SqlState.SERIALIZATION_FAILURE;
+}

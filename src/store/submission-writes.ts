@@ -1,10 +1,18 @@
-// The write that accepts a transfer: in one database transaction, the ticket, the reservation
-// of its token inputs and funding output, the change-feed record and its new token outputs.
-// Exactly one of two submissions spending the same output succeeds: the reservation is a
-// conditional UPDATE, and the loser's transaction rolls back.
+// The write that accepts transfers: a batch of cosigned submissions in one database transaction,
+// with set-based statements (docs/adr/0002-batched-write-path.md). Per submission: the ticket,
+// the reservation of its token inputs and of its leased funding output, its first callback
+// event, its change-feed record and new token outputs. Conflicts are settled per submission
+// without failing the batch: a submission whose inputs another transaction took meanwhile, or
+// whose funding lease was lost, is taken back out inside the transaction and gets its verdict.
+// The caller settles conflicts inside the batch before (no two submissions here share an input
+// or a submitted txid).
+import { ticketJson } from '../domain/ticket.js';
 import type { Queryable } from './db.js';
+import { type FeedRecord, hex, insertFeedRecords, type NewTokenOutput } from './feed-records.js';
 import { nextScores } from './score.js';
-import { appendTicketEvent } from './ticket-writes.js';
+import { appendTicketEvents } from './ticket-writes.js';
+
+export type { NewTokenOutput } from './feed-records.js';
 
 export interface FundingOutputRow {
   readonly txid: string;
@@ -13,13 +21,9 @@ export interface FundingOutputRow {
   readonly lockingScript: Uint8Array;
 }
 
-export interface NewTokenOutput {
+export interface Outpoint {
+  readonly txid: string;
   readonly vout: number;
-  readonly owner: string;
-  readonly amount: bigint;
-  readonly op: 'deploy+mint' | 'transfer' | 'burn';
-  readonly script: Uint8Array;
-  readonly satoshis: bigint;
 }
 
 export interface Submission {
@@ -27,8 +31,8 @@ export interface Submission {
   readonly txid: string;
   readonly submittedTxid: string;
   readonly rawTx: Uint8Array;
-  readonly inputs: readonly { readonly txid: string; readonly vout: number }[];
-  readonly funding: { readonly txid: string; readonly vout: number };
+  readonly inputs: readonly Outpoint[];
+  readonly funding: Outpoint;
   readonly outputs: readonly NewTokenOutput[];
   readonly senders: readonly string[];
   readonly receivers: readonly string[];
@@ -36,144 +40,237 @@ export interface Submission {
   readonly callbackSecretEnc: Uint8Array | null;
   readonly apiKeyId: string | null;
   readonly now: Date;
+  /** When the tracker first looks at the ticket, should its broadcast not settle it first. */
+  readonly firstCheckAt: Date;
 }
 
-/** Raised inside the transaction when an input was taken by another submission meanwhile. */
-export class InputConflictError extends Error {
-  constructor(readonly outpoints: readonly string[]) {
-    super(`inputs taken meanwhile: ${outpoints.join(', ')}`);
-    this.name = 'InputConflictError';
-  }
+/** What became of one submission of a batch. */
+export type SubmissionVerdict =
+  | { readonly kind: 'created' }
+  /** The same transaction was submitted before: its ticket. */
+  | { readonly kind: 'duplicate'; readonly ticketId: string }
+  /** An input was taken by another transaction meanwhile. */
+  | { readonly kind: 'conflict'; readonly code: 'INPUT_LOCKED' | 'INPUT_SPENT'; readonly detail: string }
+  /** Its funding output's lease was lost (expired and leased elsewhere): cosign again with another. */
+  | { readonly kind: 'funding-lost' };
+
+interface ReservedRow {
+  txid: string;
+  vout: number;
+  ticket: string;
+  [column: string]: unknown;
 }
 
-/** The smallest available funding output of at least `minSatoshis`, locked for this transaction. */
-export async function pickFundingOutput(
+const key = (o: Outpoint) => `${o.txid}_${o.vout}`;
+
+export async function writeSubmissions(
   tx: Queryable,
-  minSatoshis: bigint,
-): Promise<FundingOutputRow | null> {
-  const rows = await tx.query<{ txid: string; vout: number; satoshis: string; script: Uint8Array }>(
-    `SELECT txid, vout, satoshis, script FROM funding_outputs
-      WHERE state = 'available' AND satoshis >= $1
-      ORDER BY satoshis, txid, vout LIMIT 1 FOR UPDATE SKIP LOCKED`,
-    [minSatoshis],
-  );
-  const row = rows[0];
-  return row === undefined
-    ? null
-    : { txid: row.txid, vout: row.vout, satoshis: BigInt(row.satoshis), lockingScript: row.script };
-}
+  batch: readonly Submission[],
+  lease: { readonly owner: string; readonly until: Date },
+): Promise<SubmissionVerdict[]> {
+  const verdicts = new Map<string, SubmissionVerdict>();
+  if (batch.length === 0) return [];
 
-export async function ticketIdBySubmittedTxid(q: Queryable, submittedTxid: string): Promise<string | null> {
-  const rows = await q.query<{ id: string }>('SELECT id FROM tickets WHERE submitted_txid = $1', [
-    submittedTxid,
-  ]);
-  return rows[0]?.id ?? null;
-}
-
-export async function recordSubmission(tx: Queryable, s: Submission): Promise<void> {
-  await tx.query(
-    `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, callback_url,
-                          callback_secret_enc, api_key_id, next_check_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'BROADCASTING', 10, $5, $6, $7, $8, $8, $8)`,
-    [s.ticketId, s.txid, s.submittedTxid, s.rawTx, s.callbackUrl, s.callbackSecretEnc, s.apiKeyId, s.now],
+  // 1. Tickets. A submitted txid that already has one is a duplicate (found below).
+  const inserted = new Set(
+    (
+      await tx.query<{ id: string }>(
+        `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, callback_url,
+                              callback_secret_enc, api_key_id, next_check_at, created_at, updated_at)
+         SELECT u.id, u.txid, u.sub, decode(u.raw, 'hex'), 'BROADCASTING', 10, u.cb, decode(u.secret, 'hex'),
+                u.key, u.first_check, u.at, u.at
+           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                       $8::timestamptz[], $9::timestamptz[])
+                AS u(id, txid, sub, raw, cb, secret, key, first_check, at)
+         ON CONFLICT DO NOTHING
+         RETURNING id`,
+        [
+          batch.map((s) => s.ticketId),
+          batch.map((s) => s.txid),
+          batch.map((s) => s.submittedTxid),
+          batch.map((s) => hex(s.rawTx)),
+          batch.map((s) => s.callbackUrl),
+          batch.map((s) => (s.callbackSecretEnc === null ? null : hex(s.callbackSecretEnc))),
+          batch.map((s) => s.apiKeyId),
+          batch.map((s) => s.firstCheckAt.toISOString()),
+          batch.map((s) => s.now.toISOString()),
+        ],
+      )
+    ).map((r) => r.id),
   );
-  const reserved = await tx.query<{ txid: string; vout: number }>(
-    `UPDATE token_outputs SET reserved_by = $1, spent_by = $2
-      WHERE (txid, vout) IN (SELECT * FROM unnest($3::text[], $4::int[]))
-        AND spent_by IS NULL AND reserved_by IS NULL AND op <> 'burn'
-      RETURNING txid, vout`,
-    [s.ticketId, s.txid, s.inputs.map((i) => i.txid), s.inputs.map((i) => i.vout)],
-  );
-  if (reserved.length !== s.inputs.length) {
-    const got = new Set(reserved.map((r) => `${r.txid}_${r.vout}`));
-    throw new InputConflictError(s.inputs.map((i) => `${i.txid}_${i.vout}`).filter((o) => !got.has(o)));
+  const skipped = batch.filter((s) => !inserted.has(s.ticketId));
+  if (skipped.length > 0) {
+    const rows = await tx.query<{ id: string; submitted_txid: string }>(
+      'SELECT id, submitted_txid FROM tickets WHERE submitted_txid = ANY($1::text[])',
+      [skipped.map((s) => s.submittedTxid)],
+    );
+    const bySubmitted = new Map(rows.map((r) => [r.submitted_txid, r.id]));
+    for (const s of skipped) {
+      const earlier = bySubmitted.get(s.submittedTxid);
+      verdicts.set(
+        s.ticketId,
+        earlier === undefined
+          ? {
+              kind: 'conflict',
+              code: 'INPUT_LOCKED',
+              detail: 'an input of this transfer was locked in a previous transaction attempt',
+            }
+          : { kind: 'duplicate', ticketId: earlier },
+      );
+    }
   }
-  const funding = await tx.query(
-    `UPDATE funding_outputs SET state = 'reserved', reserved_by = $1
-      WHERE txid = $2 AND vout = $3 AND state = 'available' RETURNING txid`,
-    [s.ticketId, s.funding.txid, s.funding.vout],
-  );
-  if (funding.length !== 1)
-    throw new Error(`funding output ${s.funding.txid}_${s.funding.vout} is not available`);
-  if (s.callbackUrl !== null) await appendTicketEvent(tx, s.ticketId, s.now);
-  const [score] = await nextScores(tx, 1);
-  await insertFeedRecord(tx, {
-    txid: s.txid,
-    rawTx: s.rawTx,
-    senders: s.senders,
-    receivers: s.receivers,
-    outputs: s.outputs,
-    state: 'unconfirmed',
-    score: score!,
-    now: s.now,
-  });
-}
+  const live = batch.filter((s) => inserted.has(s.ticketId));
+  if (live.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
 
-/** Outputs written per INSERT statement (PostgreSQL takes at most 65,535 parameters). */
-const OUTPUTS_PER_INSERT = 1000;
-
-export interface FeedRecord {
-  readonly txid: string;
-  readonly rawTx: Uint8Array;
-  readonly senders: readonly string[];
-  readonly receivers: readonly string[];
-  readonly outputs: readonly NewTokenOutput[];
-  readonly state: 'unconfirmed' | 'mined';
-  readonly score: bigint;
-  readonly block?: {
-    readonly height: number;
-    readonly idx: number;
-    readonly hash: string;
-    readonly time: number;
-  };
-  readonly now: Date;
-}
-
-/** A change-feed record, who it concerns, and the token outputs it creates. */
-export async function insertFeedRecord(tx: Queryable, r: FeedRecord): Promise<void> {
-  const b = r.block ?? { height: 0, idx: 0, hash: '', time: 0 };
-  await tx.query(
-    `INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time,
-                               score, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
+  // 2. Token inputs: rows locked in one order (txid, vout) by every writer, then reserved where free.
+  const inputs = live
+    .flatMap((s) => s.inputs.map((i) => ({ ...i, ticket: s.ticketId, spender: s.txid })))
+    .sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
+  const reserved = await tx.query<ReservedRow>(
+    `WITH wanted AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::uuid[], $4::text[]) AS u(txid, vout, ticket, spender)
+     ), locked AS MATERIALIZED (
+       SELECT o.txid, o.vout FROM token_outputs o JOIN wanted w ON o.txid = w.txid AND o.vout = w.vout
+        ORDER BY o.txid, o.vout FOR UPDATE OF o
+     )
+     UPDATE token_outputs o SET reserved_by = w.ticket, spent_by = w.spender
+       FROM wanted w, locked l
+      WHERE o.txid = w.txid AND o.vout = w.vout AND l.txid = w.txid AND l.vout = w.vout
+        AND o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'
+     RETURNING o.txid, o.vout, w.ticket::text AS ticket`,
     [
-      r.txid,
-      r.rawTx,
-      r.senders,
-      r.receivers,
-      r.outputs.map((o) => o.vout),
-      r.state,
-      b.height,
-      b.idx,
-      b.hash,
-      b.time,
-      r.score,
-      r.now,
+      inputs.map((i) => i.txid),
+      inputs.map((i) => i.vout),
+      inputs.map((i) => i.ticket),
+      inputs.map((i) => i.spender),
     ],
   );
-  const addresses = [...new Set([...r.senders, ...r.receivers])];
-  await tx.query(
-    'INSERT INTO transaction_addresses (address, txid, score) SELECT a, $2, $3 FROM unnest($1::text[]) AS a',
-    [addresses, r.txid, r.score],
+  const reservedCount = new Map<string, number>();
+  for (const r of reserved) reservedCount.set(r.ticket, (reservedCount.get(r.ticket) ?? 0) + 1);
+
+  // 3. Funding: each submission's output, only while this process still holds its lease.
+  const funded = new Set(
+    (
+      await tx.query<{ ticket: string }>(
+        `UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL
+           FROM unnest($1::text[], $2::int[], $3::uuid[]) AS u(txid, vout, ticket)
+          WHERE f.txid = u.txid AND f.vout = u.vout AND f.state = 'available' AND f.lease_owner = $4
+          RETURNING u.ticket::text AS ticket`,
+        [
+          live.map((s) => s.funding.txid),
+          live.map((s) => s.funding.vout),
+          live.map((s) => s.ticketId),
+          lease.owner,
+        ],
+      )
+    ).map((r) => r.ticket),
   );
-  const outputState = r.state === 'mined' ? 'confirmed' : 'unconfirmed';
-  for (let from = 0; from < r.outputs.length; from += OUTPUTS_PER_INSERT) {
-    const chunk = r.outputs.slice(from, from + OUTPUTS_PER_INSERT);
-    // $1-$4 are shared by every row, then six parameters per output.
-    const rows = chunk.map((_, i) => {
-      const p = 5 + i * 6;
-      return `($1, $${p}, $${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $2, $3, $4)`;
-    });
+
+  // 4. Losers come back out: their reservations undone, their tickets deleted.
+  const inputsLost = live.filter((s) => (reservedCount.get(s.ticketId) ?? 0) !== s.inputs.length);
+  const fundingLost = live.filter((s) => !funded.has(s.ticketId) && !inputsLost.includes(s));
+  const losers = [...inputsLost, ...fundingLost];
+  if (losers.length > 0) {
+    const ids = losers.map((s) => s.ticketId);
     await tx.query(
-      `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score, created_at)
-       VALUES ${rows.join(', ')}`,
-      [
-        r.txid,
-        outputState,
-        r.score,
-        r.now,
-        ...chunk.flatMap((o) => [o.vout, o.owner, o.amount, o.op, o.script, o.satoshis]),
-      ],
+      'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE reserved_by = ANY($1::uuid[])',
+      [ids],
     );
+    await tx.query(
+      `UPDATE funding_outputs SET state = 'available', reserved_by = NULL, lease_owner = $2, lease_until = $3
+        WHERE reserved_by = ANY($1::uuid[]) AND state = 'reserved'`,
+      [ids, lease.owner, lease.until],
+    );
+    await tx.query('DELETE FROM tickets WHERE id = ANY($1::uuid[])', [ids]);
+    for (const s of fundingLost) verdicts.set(s.ticketId, { kind: 'funding-lost' });
+    for (const [id, verdict] of await inputConflicts(tx, inputsLost)) verdicts.set(id, verdict);
   }
+  const winners = live.filter((s) => !losers.includes(s));
+  for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
+  if (winners.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
+
+  // 5. First callback events, then the scores (the last lock taken) and the scored rows.
+  await appendTicketEvents(
+    tx,
+    winners
+      .filter((s) => s.callbackUrl !== null)
+      .map((s) => ({ ticketId: s.ticketId, payload: ticketJson(ticketOf(s)) })),
+    winners.at(-1)!.now,
+  );
+  const scores = await nextScores(tx, winners.length);
+  await insertFeedRecords(
+    tx,
+    winners.map(
+      (s, i): FeedRecord => ({
+        txid: s.txid,
+        rawTx: s.rawTx,
+        senders: s.senders,
+        receivers: s.receivers,
+        outputs: s.outputs,
+        state: 'unconfirmed',
+        score: scores[i]!,
+        now: s.now,
+      }),
+    ),
+  );
+  return batch.map((s) => verdicts.get(s.ticketId)!);
+}
+
+const ticketOf = (s: Submission) => ({
+  id: s.ticketId,
+  txid: s.txid,
+  rawTx: s.rawTx,
+  status: 'BROADCASTING' as const,
+  callbackUrl: s.callbackUrl,
+  errors: null,
+  createdAt: s.now,
+  updatedAt: s.now,
+});
+
+/** Why each loser lost: an input a live ticket holds (locked), or one spent or gone (spent). */
+async function inputConflicts(
+  tx: Queryable,
+  lost: readonly Submission[],
+): Promise<Map<string, SubmissionVerdict>> {
+  const result = new Map<string, SubmissionVerdict>();
+  if (lost.length === 0) return result;
+  const outpoints = lost.flatMap((s) => s.inputs);
+  const rows = await tx.query<{
+    txid: string;
+    vout: number;
+    spent_by: string | null;
+    reserved_by: string | null;
+  }>(
+    `SELECT o.txid, o.vout, o.spent_by, o.reserved_by::text AS reserved_by
+       FROM unnest($1::text[], $2::int[]) AS u(txid, vout) JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout`,
+    [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
+  );
+  const state = new Map(
+    rows.map((r) => [key(r), r.reserved_by !== null ? 'reserved' : r.spent_by !== null ? 'spent' : 'free']),
+  );
+  for (const s of lost) {
+    let verdict: SubmissionVerdict = {
+      kind: 'conflict',
+      code: 'INPUT_LOCKED',
+      detail: 'an input of this transfer was locked in a previous transaction attempt',
+    };
+    for (const input of s.inputs) {
+      const outpoint = key(input);
+      const now = state.get(outpoint);
+      if (now === 'reserved') {
+        verdict = {
+          kind: 'conflict',
+          code: 'INPUT_LOCKED',
+          detail: `outpoint ${outpoint} was locked in a previous transaction attempt`,
+        };
+        break;
+      }
+      if (now === 'spent' || now === undefined) {
+        verdict = { kind: 'conflict', code: 'INPUT_SPENT', detail: `outpoint ${outpoint} already spent` };
+        break;
+      }
+    }
+    result.set(s.ticketId, verdict);
+  }
+  return result;
 }

@@ -1,11 +1,11 @@
 // Ticket rows: reading one for update, moving its status one legal step at a time, and the
 // callback outbox event that every status change of a ticket with a callback URL writes in
 // the same database transaction.
-import { type Ticket, ticketJson } from '../domain/ticket.js';
+import { type Ticket, type TicketJson, ticketJson } from '../domain/ticket.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
-import { TICKET_COLUMNS, type TicketRow, ticketFromRow } from './ticket-row.js';
+import { TICKET_COLUMNS, type TicketRecord, type TicketRow, ticketFromRow } from './ticket-row.js';
 
 export async function ticketForUpdate(tx: Queryable, id: string): Promise<Ticket | null> {
   const rows = await tx.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = $1 FOR UPDATE`, [
@@ -108,6 +108,98 @@ export async function appendTicketEvent(tx: Queryable, ticketId: string, now: Da
       seq,
       JSON.stringify(ticketJson(ticketFromRow(row))),
       now,
+    ],
+  );
+}
+
+/** A ticket as locked by a batch of verdicts: its row, and whether it ever reached MINED. */
+export interface LockedTicket {
+  readonly ticket: TicketRecord;
+  readonly firstMinedAt: Date | null;
+}
+
+/** Locks the tickets of `txids` in id order (the one order every batch locks them in). */
+export async function lockTicketsByTxid(tx: Queryable, txids: readonly string[]): Promise<LockedTicket[]> {
+  if (txids.length === 0) return [];
+  const rows = await tx.query<TicketRow & { first_mined_at: Date | null }>(
+    `SELECT ${TICKET_COLUMNS}, first_mined_at FROM tickets WHERE txid = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+    [txids],
+  );
+  return rows.map((row) => ({ ticket: ticketFromRow(row), firstMinedAt: row.first_mined_at }));
+}
+
+export interface TicketWrite {
+  readonly id: string;
+  readonly status: TicketStatus;
+  /** The status changed: updated_at and errors are written (errors only on FAILED). */
+  readonly moved: boolean;
+  readonly errors: string | null;
+  /** Looked at again at `poll`; false: next_check_at NULL (never). */
+  readonly watch: boolean;
+  /** Reached MINED for the first time: first_mined_at is set. */
+  readonly firstMined: boolean;
+}
+
+/** Writes many tickets' statuses and schedules in one statement (lease released, failures reset). */
+export async function writeTickets(
+  tx: Queryable,
+  writes: readonly TicketWrite[],
+  now: Date,
+  poll: Date,
+): Promise<void> {
+  if (writes.length === 0) return;
+  await tx.query(
+    `UPDATE tickets k
+        SET status = u.status, status_rank = u.rank,
+            errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,
+            updated_at = CASE WHEN u.moved = 1 THEN $1 ELSE k.updated_at END,
+            next_check_at = CASE WHEN u.watch = 1 THEN $2::timestamptz ELSE NULL END,
+            lease_until = NULL, failures = 0,
+            first_mined_at = CASE WHEN u.first_mined = 1 THEN $1 ELSE k.first_mined_at END
+       FROM unnest($3::uuid[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[])
+            AS u(id, status, rank, moved, errors, watch, first_mined)
+      WHERE k.id = u.id`,
+    [
+      now,
+      poll,
+      writes.map((w) => w.id),
+      writes.map((w) => w.status),
+      writes.map((w) => TICKET_STATUS_RANK[w.status]),
+      writes.map((w) => (w.moved ? 1 : 0)),
+      writes.map((w) => w.errors ?? ''),
+      writes.map((w) => (w.watch ? 1 : 0)),
+      writes.map((w) => (w.firstMined ? 1 : 0)),
+    ],
+  );
+}
+
+/**
+ * Callback outbox events, many tickets' in one statement: each payload gets the ticket's next
+ * seq (events of one ticket in the order given). Only for tickets with a callback URL.
+ */
+export async function appendTicketEvents(
+  tx: Queryable,
+  events: readonly { readonly ticketId: string; readonly payload: TicketJson }[],
+  now: Date,
+): Promise<void> {
+  if (events.length === 0) return;
+  const nth = new Map<string, number>();
+  const ordinals = events.map((e) => {
+    const n = (nth.get(e.ticketId) ?? 0) + 1;
+    nth.set(e.ticketId, n);
+    return n;
+  });
+  await tx.query(
+    `INSERT INTO events (ticket_id, webhook_id, seq, payload, next_attempt_at, created_at)
+     SELECT u.ticket_id, u.prefix || (m.base + u.n)::text, m.base + u.n, u.payload::jsonb, $1, $1
+       FROM unnest($2::uuid[], $3::text[], $4::int[], $5::text[]) AS u(ticket_id, prefix, n, payload)
+       CROSS JOIN LATERAL (SELECT COALESCE(MAX(seq), 0) AS base FROM events e WHERE e.ticket_id = u.ticket_id) m`,
+    [
+      now,
+      events.map((e) => e.ticketId),
+      events.map((e) => `msg_${e.ticketId.replaceAll('-', '')}_`),
+      ordinals,
+      events.map((e) => JSON.stringify(e.payload)),
     ],
   );
 }

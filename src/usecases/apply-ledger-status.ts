@@ -1,103 +1,203 @@
-// What a ledger verdict on a transaction does to its ticket and to the index, in one database
-// transaction: accepted (SUCCESS), mined (MINED, block data into the change feed), reorged out
-// (back to SUCCESS), rejected (FAILED: inputs released, and every ticket that spends the
-// failed transaction's outputs fails with it).
-import type { Ticket } from '../domain/ticket.js';
+// What ledger verdicts do to tickets and to the index, many in ONE database transaction with
+// set-based statements: accepted (SUCCESS), mined (MINED, block data into the change feed),
+// reorged out (back to SUCCESS), rejected (FAILED: inputs released, and every ticket that spends
+// the failed transaction's outputs fails with it). Per ticket the result is what applying its
+// verdicts one by one, in order, gives (verdict-plan.ts walks them).
+//
+// Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
+// (id order), then their records (txid order), then the addresses and outputs the scores go into;
+// write what carries no score (reservations, unwinding failed transactions, tickets, callback
+// events); draw one score per changed record for the whole batch; write the scored rows in one
+// statement; commit. Nothing after the draw waits for a row lock.
+
+import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
-import type { TxStatus } from '../ledger/port.js';
 import type { Queryable } from '../store/db.js';
-import { markFailed, markMined, markUnmined, releaseReservations, spendersOf } from '../store/feed-writes.js';
-import { moveTicket, ticketByTxidForUpdate } from '../store/ticket-writes.js';
+import {
+  lockDependents,
+  lockRecords,
+  type RecordChange,
+  releaseReservations,
+  spenderClosure,
+  unwindFailed,
+  writeScoredRecords,
+} from '../store/feed-writes.js';
+import { nextScores } from '../store/score.js';
+import { SqlState, sqlStateOf } from '../store/sql-error.js';
+import {
+  appendTicketEvents,
+  type LockedTicket,
+  lockTicketsByTxid,
+  type TicketWrite,
+  writeTickets,
+} from '../store/ticket-writes.js';
 import type { ServiceContext } from './context.js';
 import { reportTransitions } from './report-transitions.js';
+import { failAfter, type LedgerView, planVerdicts, type VerdictPlan } from './verdict-plan.js';
 
-export interface LedgerView {
-  readonly status: TxStatus;
-  /** Chain tip height when known (decides when a mined ticket stops being watched). */
-  readonly tipHeight?: number;
-  /**
-   * A broadcast's answer: it may be older than what the store holds (the tracker can record the
-   * block while the answer is on its way), so its `mempool` never takes a MINED ticket back.
-   * Reorgs are the tracker's to see, from a status it asked for.
-   */
-  readonly fromBroadcast?: boolean;
+export type { LedgerView } from './verdict-plan.js';
+
+export interface LedgerUpdate {
+  readonly txid: string;
+  readonly view: LedgerView;
 }
 
+/** A deadlock with another writer (PostgreSQL aborts one of the two) is tried again, this often. */
+const ATTEMPTS = 3;
+
+/** Applies one verdict: a batch of one. */
 export async function applyLedgerStatus(ctx: ServiceContext, txid: string, view: LedgerView): Promise<void> {
-  const journal: TicketTransition[] = [];
-  await ctx.db.transaction(async (tx) => {
-    journal.length = 0;
-    const ticket = await ticketByTxidForUpdate(tx, txid);
-    if (ticket === null || ticket.status === 'FAILED') return;
-    await applyToTicket(ctx, tx, ticket, view, journal);
-  });
-  reportTransitions(ctx, journal);
+  await applyLedgerStatuses(ctx, [{ txid, view }]);
 }
 
-/** Applies `view` inside the caller's transaction; the caller reports `journal` after commit. */
-export async function applyToTicket(
+/**
+ * Applies `updates` in one database transaction (several for one txid: in the order given), then
+ * reports the committed transitions. Txids without a ticket, and FAILED tickets, are left alone.
+ */
+export async function applyLedgerStatuses(
+  ctx: ServiceContext,
+  updates: readonly LedgerUpdate[],
+): Promise<void> {
+  if (updates.length === 0) return;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const journal = await ctx.db.transaction((tx) => applyInTransaction(ctx, tx, updates));
+      reportTransitions(ctx, journal);
+      return;
+    } catch (err) {
+      const state = sqlStateOf(err);
+      const retry = state === SqlState.DEADLOCK_DETECTED || state === SqlState.SERIALIZATION_FAILURE;
+      if (!retry || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function applyInTransaction(
   ctx: ServiceContext,
   tx: Queryable,
-  ticket: Ticket,
-  view: LedgerView,
-  journal: TicketTransition[] = [],
-): Promise<void> {
+  updates: readonly LedgerUpdate[],
+): Promise<TicketTransition[]> {
   const now = ctx.now();
   const poll = new Date(now.getTime() + ctx.tracker.pollIntervalMs);
-  const { status } = view;
-  switch (status.kind) {
-    case 'mempool': {
-      if (ticket.status === 'MINED' && view.fromBroadcast === true) return;
-      if (ticket.status === 'BROADCASTING') await releaseReservations(tx, ticket.id);
-      if (ticket.status === 'MINED') await markUnmined(tx, ticket.txid, now);
-      await moveTicket(tx, ticket, 'SUCCESS', { now, nextCheckAt: poll }, journal);
-      return;
-    }
-    case 'mined': {
-      if (ticket.status === 'BROADCASTING') await releaseReservations(tx, ticket.id);
-      const block = {
-        height: status.height,
-        idx: status.index,
-        hash: status.blockHash,
-        time: status.blockTime,
-      };
-      await markMined(tx, ticket.txid, block, now);
-      const depth = view.tipHeight === undefined ? 0 : view.tipHeight - status.height + 1;
-      const final = depth >= ctx.tracker.finalConfirmations;
-      await moveTicket(tx, ticket, 'MINED', { now, nextCheckAt: final ? null : poll }, journal);
-      return;
-    }
-    case 'rejected':
-      await failTicket(ctx, tx, ticket, status.reason, journal);
-      return;
-    case 'double-spend':
-    case 'unknown':
-      await moveTicket(tx, ticket, ticket.status, { now, nextCheckAt: poll });
-      return;
+  const viewsOf = new Map<string, LedgerView[]>();
+  for (const { txid, view } of updates) {
+    const views = viewsOf.get(txid);
+    if (views === undefined) viewsOf.set(txid, [view]);
+    else views.push(view);
   }
-}
-
-/** FAILED, releasing inputs and funding; first fails every live ticket spending its outputs. */
-export async function failTicket(
-  ctx: ServiceContext,
-  tx: Queryable,
-  ticket: Ticket,
-  reason: string,
-  journal: TicketTransition[] = [],
-): Promise<void> {
-  for (const spender of await spendersOf(tx, ticket.txid)) {
-    const child = await ticketByTxidForUpdate(tx, spender);
-    if (child !== null && child.status !== 'FAILED') {
-      await failTicket(
-        ctx,
+  const rejected = [...viewsOf].filter(([, vs]) => vs.some((v) => v.status.kind === 'rejected'));
+  const edges = await spenderClosure(
+    tx,
+    rejected.map(([txid]) => txid),
+  );
+  const locked = await lockTicketsByTxid(tx, [...new Set([...viewsOf.keys(), ...edges.map((e) => e.txid)])]);
+  const byTxid = new Map(locked.map((l) => [l.ticket.txid, l]));
+  const live = locked.filter((l) => l.ticket.status !== 'FAILED');
+  const records = new Map(
+    (
+      await lockRecords(
         tx,
-        child,
-        `an input comes from transaction ${ticket.txid}, which failed: ${reason}`,
-        journal,
+        live.map((l) => l.ticket.txid),
+      )
+    ).map((r) => [r.txid, r]),
+  );
+  const planOf = (l: LockedTicket, views: readonly LedgerView[]) => {
+    const record = records.get(l.ticket.txid);
+    return planVerdicts(
+      {
+        status: l.ticket.status,
+        firstMined: l.firstMinedAt === null,
+        record: record === undefined ? null : { state: record.state, blkHash: record.blk_hash },
+      },
+      views,
+      ctx.tracker.finalConfirmations,
+    );
+  };
+
+  const plans = new Map<string, VerdictPlan>();
+  for (const [txid, views] of viewsOf) {
+    const l = byTxid.get(txid);
+    if (l !== undefined && l.ticket.status !== 'FAILED') plans.set(txid, planOf(l, views));
+  }
+  // A failed transaction fails every live ticket spending its outputs, their spenders too.
+  const childrenOf = new Map<string, string[]>();
+  for (const e of edges) childrenOf.set(e.parent, [...(childrenOf.get(e.parent) ?? []), e.txid]);
+  const failOrder: string[] = [];
+  const reached = new Set<string>();
+  const cascade = (txid: string, reason: string) => {
+    if (reached.has(txid)) return;
+    reached.add(txid);
+    for (const child of childrenOf.get(txid) ?? []) {
+      const l = byTxid.get(child);
+      if (l === undefined || l.ticket.status === 'FAILED' || reached.has(child)) continue;
+      const plan = failAfter(
+        plans.get(child) ?? planOf(l, []),
+        `an input comes from transaction ${txid}, which failed: ${reason}`,
       );
+      plans.set(child, plan);
+      cascade(child, plan.failure!);
+    }
+    failOrder.push(txid);
+  };
+  for (const [txid, plan] of [...plans]) if (plan.failure !== null) cascade(txid, plan.failure);
+
+  const changes: RecordChange[] = [];
+  const failed: { ticketId: string; txid: string }[] = [];
+  const released: string[] = [];
+  const writes: TicketWrite[] = [];
+  const events: { ticketId: string; payload: ReturnType<typeof ticketJson> }[] = [];
+  const journal: TicketTransition[] = [];
+  const ordered = [...[...plans.keys()].filter((txid) => plans.get(txid)!.failure === null), ...failOrder];
+  for (const txid of ordered) {
+    const plan = plans.get(txid)!;
+    const { ticket, firstMinedAt } = byTxid.get(txid)!;
+    if (plan.release) released.push(ticket.id);
+    if (plan.failure !== null) {
+      failed.push({ ticketId: ticket.id, txid });
+      if (records.has(txid)) changes.push({ txid, kind: 'failed' });
+    } else if (plan.record !== null) {
+      changes.push({ txid, ...plan.record });
+    }
+    if (!plan.touched) continue;
+    writes.push({
+      id: ticket.id,
+      status: plan.status,
+      moved: plan.steps.length > 0,
+      errors: plan.failure,
+      watch: plan.watch,
+      firstMined: firstMinedAt === null && plan.steps.some((s) => s.to === 'MINED'),
+    });
+    for (const step of plan.steps) {
+      const reason = step.to === 'FAILED' ? plan.failure : null;
+      if (ticket.callbackUrl !== null) {
+        events.push({
+          ticketId: ticket.id,
+          payload: ticketJson({ ...ticket, status: step.to, updatedAt: now, errors: reason }),
+        });
+      }
+      journal.push({
+        ticketId: ticket.id,
+        txid,
+        from: step.from,
+        to: step.to,
+        reason,
+        submittedAt: ticket.createdAt,
+        at: now,
+        first: step.first,
+      });
     }
   }
-  const now = ctx.now();
-  await markFailed(tx, ticket.id, ticket.txid, now);
-  await moveTicket(tx, ticket, 'FAILED', { now, nextCheckAt: null, errors: reason }, journal);
+
+  await lockDependents(
+    tx,
+    changes.filter((c) => c.kind !== 'failed').map((c) => c.txid),
+    changes.filter((c) => c.kind === 'failed').map((c) => c.txid),
+  );
+  await releaseReservations(tx, released);
+  await unwindFailed(tx, failed);
+  await writeTickets(tx, writes, now, poll);
+  await appendTicketEvents(tx, events, now);
+  const scores = await nextScores(tx, changes.length);
+  await writeScoredRecords(tx, changes, scores, now);
+  return journal;
 }

@@ -11,7 +11,15 @@ import {
   type SupplySplit,
   supplyOf,
 } from '../domain/ledger-audit.js';
+import type { Ledger, TxStatus } from '../ledger/port.js';
 import type { Queryable } from '../store/db.js';
+
+/** A transaction the service gave up on (FAILED, inputs released) that the ledger holds anyway. */
+export interface FailedOnLedger {
+  readonly txid: string;
+  readonly status: 'mempool' | 'mined';
+  readonly height: number | null;
+}
 
 export interface AuditReport {
   readonly transactions: number;
@@ -23,10 +31,16 @@ export interface AuditReport {
     readonly recomputed: bigint;
   }[];
   readonly outputDifferences: readonly AuditDifference[];
+  /** Failed transactions the ledger holds after all (asked only when a ledger is given). */
+  readonly failedOnLedger: readonly FailedOnLedger[];
   readonly ok: boolean;
 }
 
-export async function auditLedger(db: Queryable, token: AuditToken): Promise<AuditReport> {
+export async function auditLedger(
+  db: Queryable,
+  token: AuditToken,
+  ledger?: Pick<Ledger, 'status'>,
+): Promise<AuditReport> {
   const txs = await db.query<{ txid: string; raw_tx: Uint8Array }>(
     "SELECT txid, raw_tx FROM transactions WHERE state <> 'failed' ORDER BY score",
   );
@@ -66,12 +80,41 @@ export async function auditLedger(db: Queryable, token: AuditToken): Promise<Aud
   const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
     (k) => supply.index[k] === supply.recomputed[k],
   );
+  const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
   return {
     transactions: txs.length,
     outputs: recomputed.size,
     supply,
     balanceDifferences,
     outputDifferences,
-    ok: outputDifferences.length === 0 && balanceDifferences.length === 0 && sameSupply,
+    failedOnLedger,
+    ok:
+      outputDifferences.length === 0 &&
+      balanceDifferences.length === 0 &&
+      sameSupply &&
+      failedOnLedger.length === 0,
   };
+}
+
+/**
+ * Failed transactions were cosigned and handed back before the ledger refused them (or the
+ * tracker gave up): their inputs are released in the index. Whoever holds one may still get
+ * it mined; the index then shows spent inputs as unspent and lacks its outputs.
+ */
+async function failedButHeld(db: Queryable, ledger: Pick<Ledger, 'status'>): Promise<FailedOnLedger[]> {
+  const failed = await db.query<{ txid: string }>(
+    "SELECT txid FROM transactions WHERE state = 'failed' ORDER BY score",
+  );
+  const held: FailedOnLedger[] = [];
+  for (let i = 0; i < failed.length; i += 16) {
+    const batch = failed.slice(i, i + 16);
+    const statuses: TxStatus[] = await Promise.all(batch.map((f) => ledger.status(f.txid)));
+    statuses.forEach((status, j) => {
+      if (status.kind === 'mined')
+        held.push({ txid: batch[j]!.txid, status: 'mined', height: status.height });
+      else if (status.kind === 'mempool')
+        held.push({ txid: batch[j]!.txid, status: 'mempool', height: null });
+    });
+  }
+  return held;
 }

@@ -5,6 +5,8 @@ import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
+import type { BroadcastQueue } from './broadcast-queue.js';
+import type { SubmissionPipeline } from './submission-pipeline.js';
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -31,6 +33,13 @@ export interface ServiceContext {
   readonly feeRate: () => Promise<bigint>;
   readonly tracker: TrackerSettings;
   readonly log: Logger;
+  /** This process's submission pipeline (batched lookups and commits, leased funding); api processes. */
+  readonly submissions?: SubmissionPipeline;
   /** Told of every committed ticket status change, after its log line (metrics). */
   readonly onTransition?: (transition: TicketTransition) => void;
+  /**
+   * Broadcasts in batches (processes running the api role): a ticket's final transaction is
+   * enqueued and its outcome answered once committed. Absent elsewhere: broadcastTicket.
+   */
+  readonly broadcasts?: BroadcastQueue;
 }

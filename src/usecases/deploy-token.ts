@@ -21,10 +21,10 @@ import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
 import type { Devnet } from '../ledger/devnet/devnet.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db, Queryable } from '../store/db.js';
+import { insertFeedRecord } from '../store/feed-records.js';
 import { addReserveOutputs } from '../store/funding-reserve.js';
 import { nextScores } from '../store/score.js';
 import { readSetting, writeSetting } from '../store/settings.js';
-import { insertFeedRecord } from '../store/submission-writes.js';
 
 export interface TokenSettings {
   readonly tokenId: string;

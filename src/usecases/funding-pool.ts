@@ -111,13 +111,12 @@ export async function refillFundingPool(deps: RefillDeps, lowWater: number): Pro
     throw new Error(`funding split refused by the ledger: ${result.reason}`);
   }
   await deps.db.transaction(async (q) => {
-    for (const [vout, satoshis] of pool.entries()) {
-      await q.query(
-        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, $3, $4, 'available')
-         ON CONFLICT DO NOTHING`,
-        [txid, vout, satoshis, script],
-      );
-    }
+    await q.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state)
+       SELECT $1, u.vout - 1, u.satoshis, $3, 'available' FROM unnest($2::bigint[]) WITH ORDINALITY AS u(satoshis, vout)
+       ON CONFLICT DO NOTHING`,
+      [txid, pool.map((satoshis) => satoshis.toString()), script],
+    );
     await settleReserveOutputs(q, chosen, { state: 'spent', spentBy: txid });
     await addReserveOutputs(q, [{ txid, vout: pool.length, satoshis: change }], 'split', deps.now());
   });

@@ -1,7 +1,9 @@
 // Issuing tokens: a transfer out of the mint address (the treasury), signed with the mint key
 // the operator holds, through the same pipeline as every wallet's transfer.
 import { pubKeyHashOf } from '../domain/address.js';
+import { frozenRecipientRefusal } from '../domain/freeze.js';
 import { AppError } from '../errors/registry.js';
+import { frozenAmong } from '../store/freeze-store.js';
 import type { ServiceContext } from './context.js';
 import { type HeldTransferResult, sendFromHeldAddress } from './send-from-held-address.js';
 
@@ -18,6 +20,9 @@ export async function mintTokens(
   req: MintRequest,
 ): Promise<MintResult> {
   if (pubKeyHashOf(req.to) === null) throw new AppError('INVALID_ADDRESS', `not a P2PKH address: ${req.to}`);
+  // An issuer puts no new tokens into a frozen address.
+  const frozen = frozenRecipientRefusal(req.to, await frozenAmong(ctx.db, [req.to]));
+  if (frozen !== null) throw new AppError(frozen.code, frozen.detail);
   return sendFromHeldAddress(ctx, {
     from: ctx.token.mintAddress,
     key: mintKey,

@@ -8,7 +8,6 @@ import { pubKeyHashOf } from '../domain/address.js';
 import { buildTokenScript } from '../domain/token-script.js';
 import { AppError } from '../errors/registry.js';
 import { type UnspentOutput, unspentOutputs } from '../store/wallet-queries.js';
-import { broadcastTicket } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
 import { submitTransfer } from './submit-transfer.js';
 
@@ -61,21 +60,15 @@ export async function sendFromHeldAddress(
     chosen.map((o) => ({ lockingScript: o.script, satoshis: o.satoshis })),
     req.key,
   );
-  const { ticketId } = await submitTransfer(ctx, {
+  const submitted = await submitTransfer(ctx, {
     raw: tx.toUint8Array(),
     callbackUrl: null,
     callbackSecretEnc: null,
     apiKeyId: null,
   });
-  const rows = await ctx.db.query<{ txid: string; raw_tx: Uint8Array }>(
-    'SELECT txid, raw_tx FROM tickets WHERE id = $1',
-    [ticketId],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error(`ticket ${ticketId} not found after submission`);
-  const outcome = await broadcastTicket(ctx, row.txid, row.raw_tx);
+  const outcome = await submitted.broadcast;
   if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
-  return { ticketId, txid: row.txid };
+  return { ticketId: submitted.ticketId, txid: submitted.txid };
 }
 
 /** Oldest spendable outputs of `address` until they cover `amount`. */

@@ -1,21 +1,19 @@
-// Accepting a wallet's signed transfer: validate it against the token's rules and the index,
-// pick a funding output, cosign, and record ticket + reservations + new outputs in one
-// database transaction. Broadcasting is a separate step (broadcast-ticket.ts): the ticket is
-// durable before anyone is told about it.
+// Accepting a wallet's signed transfer (docs/adr/0002-batched-write-path.md): parse it, look up
+// what it spends (batched with the submissions arriving meanwhile), validate it against the
+// token's rules and the freeze list, pick a funding output leased to this process, cosign, and hand it to the
+// committer, which writes it with the others of its batch in one database transaction. The
+// ticket is answered only once its batch has committed; broadcasting then starts here, not in
+// the route, and its outcome is handed back for the callers that wait for it (v1, mint, burn).
 import { completeTransfer } from '../domain/complete-transfer.js';
+import { frozenInputRefusal } from '../domain/freeze.js';
 import { requiredFunding } from '../domain/network-fee.js';
 import { parseTransfer } from '../domain/parse-transfer.js';
 import { isRefusal } from '../domain/transfer-refusal.js';
 import { validateTransfer } from '../domain/validate-transfer.js';
 import { AppError } from '../errors/registry.js';
-import { isUniqueViolation } from '../store/sql-error.js';
-import {
-  InputConflictError,
-  pickFundingOutput,
-  recordSubmission,
-  ticketIdBySubmittedTxid,
-} from '../store/submission-writes.js';
-import { tokenOutputsByOutpoint } from '../store/wallet-queries.js';
+import type { Submission } from '../store/submission-writes.js';
+import { ticketById } from '../store/ticket-queries.js';
+import { type BroadcastOutcome, broadcastTicket } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
 import { reportTransitions } from './report-transitions.js';
 
@@ -30,98 +28,156 @@ export interface SubmitResult {
   readonly ticketId: string;
   /** False when the same transaction had been submitted before: its ticket is answered again. */
   readonly created: boolean;
+  /** The ticket's cosigned transaction. */
+  readonly txid: string;
+  readonly rawTx: Uint8Array;
+  /**
+   * Settles once the ledger's answer to the broadcast is recorded (at once for a ticket past
+   * broadcasting). Never rejects: trouble is the outcome 'unavailable', and the tracker retries.
+   */
+  readonly broadcast: Promise<BroadcastOutcome>;
 }
 
+/** The tracker looks at a new ticket after this long, should its broadcast not have settled it. */
+const FIRST_LOOK_AFTER_MS = 5_000;
+/** Funding outputs tried for one transfer whose lease was lost meanwhile. */
+const FUNDING_ATTEMPTS = 3;
+
 export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): Promise<SubmitResult> {
+  const pipeline = ctx.submissions;
+  if (pipeline === undefined) throw new Error('this process has no submission pipeline');
   const parsed = parseTransfer(req.raw, ctx.token);
   if (isRefusal(parsed)) throw new AppError(parsed.code, parsed.detail);
-  const earlier = await ticketIdBySubmittedTxid(ctx.db, parsed.txid);
-  if (earlier !== null) return { ticketId: earlier, created: false };
-
-  const known = await tokenOutputsByOutpoint(ctx.db, [...parsed.outpoints]);
+  const { earlierTicketId, known, frozen } = await pipeline.lookUp({
+    submittedTxid: parsed.txid,
+    outpoints: parsed.outpoints,
+  });
+  if (earlierTicketId !== null) return answerAgain(ctx, earlierTicketId);
   const valid = validateTransfer(parsed, known, ctx.token);
   if (!valid.ok) throw new AppError(valid.code, valid.detail);
+  const frozenRefusal = frozenInputRefusal(
+    valid.inputs.map((o) => o.owner),
+    frozen,
+  );
+  if (frozenRefusal !== null) throw new AppError(frozenRefusal.code, frozenRefusal.detail);
 
   const rate = await ctx.feeRate();
   const inputSatoshis = valid.inputs.reduce((sum, o) => sum + o.satoshis, 0n);
   const need = requiredFunding(parsed, inputSatoshis, rate);
-  const ticketId = ctx.newId();
-  const submittedAt = ctx.now();
-  let txid = '';
-  try {
-    await ctx.db.transaction(async (tx) => {
-      const funding = await pickFundingOutput(tx, need);
-      if (funding === null) {
-        throw new AppError(
-          'FUNDING_EXHAUSTED',
-          `no funding output of at least ${need} satoshis is available`,
+  const owners = (list: readonly { owner: string }[]) => [...new Set(list.map((o) => o.owner))];
+  for (let attempt = 1; attempt <= FUNDING_ATTEMPTS; attempt++) {
+    const funding = await pipeline.funding.take(need);
+    if (funding === null) {
+      throw new AppError('FUNDING_EXHAUSTED', `no funding output of at least ${need} satoshis is available`);
+    }
+    let done: ReturnType<typeof completeTransfer>;
+    try {
+      done = completeTransfer(valid, funding, ctx.keys, rate);
+    } catch (err) {
+      pipeline.funding.giveBack(funding);
+      throw err;
+    }
+    const now = ctx.now();
+    const submission: Submission = {
+      ticketId: ctx.newId(),
+      txid: done.txid,
+      submittedTxid: parsed.txid,
+      rawTx: done.raw,
+      inputs: valid.inputs.map((o) => ({ txid: o.txid, vout: o.vout })),
+      funding,
+      outputs: parsed.tokenOutputs.map((o) => ({
+        vout: o.vout,
+        owner: o.owner,
+        amount: o.amount,
+        op: o.op,
+        script: parsed.tx.outputs[o.vout]!.lockingScript.toUint8Array(),
+        satoshis: BigInt(parsed.tx.outputs[o.vout]!.satoshis ?? 0),
+      })),
+      senders: owners(valid.inputs),
+      receivers: owners(parsed.tokenOutputs),
+      callbackUrl: req.callbackUrl,
+      callbackSecretEnc: req.callbackSecretEnc,
+      apiKeyId: req.apiKeyId,
+      now,
+      firstCheckAt: new Date(now.getTime() + FIRST_LOOK_AFTER_MS),
+    };
+    let verdict: Awaited<ReturnType<typeof pipeline.commit>>;
+    try {
+      verdict = await pipeline.commit(submission);
+    } catch (err) {
+      pipeline.funding.giveBack(funding);
+      throw err;
+    }
+    switch (verdict.kind) {
+      case 'created':
+        reportTransitions(ctx, [
+          {
+            ticketId: submission.ticketId,
+            txid: done.txid,
+            from: null,
+            to: 'BROADCASTING',
+            reason: null,
+            submittedAt: now,
+            at: now,
+            first: true,
+          },
+        ]);
+        return {
+          ticketId: submission.ticketId,
+          created: true,
+          txid: done.txid,
+          rawTx: done.raw,
+          broadcast: broadcastSafely(ctx, submission.ticketId, done.txid, done.raw),
+        };
+      case 'duplicate':
+        pipeline.funding.giveBack(funding);
+        return answerAgain(ctx, verdict.ticketId);
+      case 'conflict':
+        pipeline.funding.giveBack(funding);
+        throw new AppError(verdict.code, verdict.detail);
+      case 'funding-lost':
+        ctx.log.warn(
+          { funding: `${funding.txid}_${funding.vout}` },
+          'a funding lease was lost; cosigning with another output',
         );
-      }
-      const done = completeTransfer(valid, funding, ctx.keys, rate);
-      txid = done.txid;
-      const owners = (list: readonly { owner: string }[]) => [...new Set(list.map((o) => o.owner))];
-      await recordSubmission(tx, {
-        ticketId,
-        txid: done.txid,
-        submittedTxid: parsed.txid,
-        rawTx: done.raw,
-        inputs: valid.inputs.map((o) => ({ txid: o.txid, vout: o.vout })),
-        funding,
-        outputs: parsed.tokenOutputs.map((o) => ({
-          vout: o.vout,
-          owner: o.owner,
-          amount: o.amount,
-          op: o.op,
-          script: parsed.tx.outputs[o.vout]!.lockingScript.toUint8Array(),
-          satoshis: BigInt(parsed.tx.outputs[o.vout]!.satoshis ?? 0),
-        })),
-        senders: owners(valid.inputs),
-        receivers: owners(parsed.tokenOutputs),
-        callbackUrl: req.callbackUrl,
-        callbackSecretEnc: req.callbackSecretEnc,
-        apiKeyId: req.apiKeyId,
-        now: submittedAt,
-      });
-    });
-  } catch (err) {
-    if (err instanceof InputConflictError || isUniqueViolation(err))
-      return lostRace(ctx, parsed.txid, parsed.outpoints);
-    throw err;
+    }
   }
-  reportTransitions(ctx, [
-    {
-      ticketId,
-      txid,
-      from: null,
-      to: 'BROADCASTING',
-      reason: null,
-      submittedAt,
-      at: submittedAt,
-      first: true,
-    },
-  ]);
-  return { ticketId, created: true };
+  throw new AppError('FUNDING_EXHAUSTED', 'no funding output could be reserved for this transfer');
 }
 
-/** Another submission took an input first: the same transaction answers its ticket, another is refused. */
-async function lostRace(
-  ctx: ServiceContext,
-  submittedTxid: string,
-  outpoints: readonly string[],
-): Promise<SubmitResult> {
-  const same = await ticketIdBySubmittedTxid(ctx.db, submittedTxid);
-  if (same !== null) return { ticketId: same, created: false };
-  const known = await tokenOutputsByOutpoint(ctx.db, [...outpoints]);
-  for (const outpoint of outpoints) {
-    const state = known.get(outpoint)?.state;
-    if (state === 'reserved') {
-      throw new AppError('INPUT_LOCKED', `outpoint ${outpoint} was locked in a previous transaction attempt`);
-    }
-    if (state === 'spent' || state === undefined)
-      throw new AppError('INPUT_SPENT', `outpoint ${outpoint} already spent`);
+/** The same transaction again: its ticket, broadcast again while it is still broadcasting. */
+async function answerAgain(ctx: ServiceContext, ticketId: string): Promise<SubmitResult> {
+  const ticket = await ticketById(ctx.db, ticketId);
+  if (ticket === null) throw new Error(`ticket ${ticketId} vanished`);
+  const settled = (outcome: BroadcastOutcome) => ({
+    ticketId,
+    created: false,
+    txid: ticket.txid,
+    rawTx: ticket.rawTx,
+    broadcast: Promise.resolve(outcome),
+  });
+  switch (ticket.status) {
+    case 'BROADCASTING':
+      return {
+        ...settled({ kind: 'unavailable', reason: '' }),
+        broadcast: broadcastSafely(ctx, ticketId, ticket.txid, ticket.rawTx),
+      };
+    case 'FAILED':
+      return settled({ kind: 'rejected', reason: ticket.errors ?? 'transfer failed', arcCode: 0 });
+    default:
+      return settled({ kind: 'accepted', status: { kind: 'mempool' } });
   }
-  throw new AppError(
-    'INPUT_LOCKED',
-    `an input of this transfer was locked in a previous transaction attempt`,
-  );
+}
+
+function broadcastSafely(
+  ctx: ServiceContext,
+  ticketId: string,
+  txid: string,
+  rawTx: Uint8Array,
+): Promise<BroadcastOutcome> {
+  const sent = ctx.broadcasts?.enqueue({ ticketId, txid, rawTx }) ?? broadcastTicket(ctx, txid, rawTx);
+  return sent.catch((err: unknown) => {
+    ctx.log.error({ err, ticketId }, 'broadcast after submission failed; the tracker will retry');
+    return { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err) };
+  });
 }

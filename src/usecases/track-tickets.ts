@@ -1,10 +1,23 @@
 // The tracker role: follows every live ticket to its end. Ledger pushes (subscribe) are the
-// fast path; this sweep is the guarantee. Tickets are claimed with a lease through
-// FOR UPDATE SKIP LOCKED, so several trackers share the work without doing any twice.
+// fast path, coalesced: what arrives within a tick (a mined block's statuses, a reorg's) is
+// applied in one database transaction. The sweep is the guarantee: it claims the tickets that
+// are due (a push that was applied put them off by a poll interval, so it asks only about what
+// pushes left unsettled), with a lease through FOR UPDATE SKIP LOCKED, so several trackers share
+// the work without doing any twice; it writes what it learnt in one transaction too.
+//
+// MINED tickets are watched for reorgs until `finalConfirmations` deep, one look per BLOCK, not
+// per ticket: a reorg takes a block out of the chain whole, so when one transaction recorded in
+// block H is still mined in H, every ticket recorded there still is (their schedules move in one
+// statement, and they settle as final together once the tip is deep enough); when it is not, each
+// ticket of that block is asked about. Why not pushes alone, or the block hash at a height: ARC
+// serves no block by height, its MINED_IN_STALE_BLOCK callbacks may never come (callbacks are
+// optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
+// only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
+// block) still take the fast path.
 import type { TicketStatus } from '../domain/ticket-state.js';
-import { LedgerUnavailableError } from '../ledger/port.js';
-import { applyLedgerStatus } from './apply-ledger-status.js';
-import { broadcastTicket } from './broadcast-ticket.js';
+import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
+import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
+import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
 
 interface DueTicket {
@@ -15,20 +28,36 @@ interface DueTicket {
   attempts: number;
   /** Failed looks in a row (reset by any status written). */
   failures: number;
+  /** The block its record is mined in (null unless mined). */
+  blk_hash: string | null;
 }
 
 const LEASE_MS = 30_000;
 const MAX_BACKOFF_MS = 60_000;
+/** Status questions to the ledger at once. */
+const LOOKS_AT_ONCE = 8;
+/** Statuses applied per database transaction at most. */
+const MAX_PUSH_BATCH = 1000;
 
 /** Looks at up to `limit` due tickets once; returns how many it claimed. */
-export async function trackDueTickets(ctx: ServiceContext, limit = 50): Promise<number> {
+export async function trackDueTickets(
+  ctx: ServiceContext,
+  limit = 50,
+  apply: (updates: readonly LedgerUpdate[]) => Promise<void> = (updates) => applyLedgerStatuses(ctx, updates),
+): Promise<number> {
   const now = ctx.now();
   const due = await ctx.db.query<DueTicket & Record<string, unknown>>(
-    `UPDATE tickets SET lease_until = $2, attempts = attempts + 1
-      WHERE id IN (SELECT id FROM tickets
-                    WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-                    ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-      RETURNING id, txid, raw_tx, status, attempts, failures`,
+    // The pick is a materialized CTE: as an IN subquery PostgreSQL may run it once per outer
+    // row, and a LIMIT ... SKIP LOCKED pick can answer other rows each time (claiming more).
+    `WITH picked AS MATERIALIZED (
+       SELECT id FROM tickets
+        WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+        ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED
+     ), claimed AS (
+       UPDATE tickets t SET lease_until = $2, attempts = t.attempts + 1
+         FROM picked p WHERE t.id = p.id
+        RETURNING t.id, t.txid, t.raw_tx, t.status, t.attempts, t.failures)
+     SELECT c.*, x.blk_hash FROM claimed c LEFT JOIN transactions x ON x.txid = c.txid AND x.state = 'mined'`,
     [now, new Date(now.getTime() + LEASE_MS), limit],
   );
   if (due.length === 0) return 0;
@@ -38,33 +67,105 @@ export async function trackDueTickets(ctx: ServiceContext, limit = 50): Promise<
   } catch {
     tipHeight = undefined;
   }
+  const updates: LedgerUpdate[] = [];
+  const unknown: DueTicket[] = [];
+  const failedLooks: DueTicket[] = [];
+  const stillMined: { ticket: DueTicket; watch: boolean }[] = [];
+  const view = (status: TxStatus) => (tipHeight === undefined ? { status } : { status, tipHeight });
+  const take = (ticket: DueTicket, status: TxStatus) => {
+    if (status.kind === 'unknown') unknown.push(ticket);
+    else updates.push({ txid: ticket.txid, view: view(status) });
+  };
+  const lookFailed = (ticket: DueTicket, err: unknown) => {
+    failedLooks.push(ticket);
+    if (!(err instanceof LedgerUnavailableError))
+      ctx.log.error({ ticketId: ticket.id, err }, 'tracking failed');
+  };
+
+  // One look per recorded block; each ticket asked about alone where its block's look says it moved.
+  const byBlock = new Map<string, DueTicket[]>();
+  const alone: DueTicket[] = [];
   for (const ticket of due) {
+    if (ticket.status !== 'MINED' || ticket.blk_hash === null || ticket.blk_hash === '') alone.push(ticket);
+    else byBlock.set(ticket.blk_hash, [...(byBlock.get(ticket.blk_hash) ?? []), ticket]);
+  }
+  await eachAtMost(LOOKS_AT_ONCE, [...byBlock], async ([hash, group]) => {
+    const probe = group[0]!;
+    let status: TxStatus;
     try {
-      await trackOne(ctx, ticket, tipHeight);
+      status = await ctx.ledger.status(probe.txid);
     } catch (err) {
-      await rescheduleAfterFailure(ctx, ticket);
-      if (!(err instanceof LedgerUnavailableError))
-        ctx.log.error({ ticketId: ticket.id, err }, 'tracking failed');
+      for (const ticket of group) lookFailed(ticket, err);
+      return;
+    }
+    if (status.kind === 'mined' && status.blockHash === hash) {
+      const depth = tipHeight === undefined ? 0 : tipHeight - status.height + 1;
+      for (const ticket of group) stillMined.push({ ticket, watch: depth < ctx.tracker.finalConfirmations });
+      return;
+    }
+    take(probe, status);
+    alone.push(...group.slice(1));
+  });
+  await eachAtMost(LOOKS_AT_ONCE, alone, async (ticket) => {
+    try {
+      take(ticket, await ctx.ledger.status(ticket.txid));
+    } catch (err) {
+      lookFailed(ticket, err);
+    }
+  });
+
+  // Never reached the ledger, or dropped by it (a reorg, a restart): the same bytes again, together.
+  if (unknown.length > 0) {
+    try {
+      const results = await ctx.ledger.broadcastMany(unknown.map((t) => t.raw_tx));
+      for (const [i, ticket] of unknown.entries()) {
+        const { outcome, update } = verdictOf(ticket.txid, results[i]!);
+        if (update !== null) updates.push(update);
+        if (outcome.kind === 'unavailable') failedLooks.push(ticket);
+      }
+    } catch (err) {
+      for (const ticket of unknown) lookFailed(ticket, err);
     }
   }
+  if (updates.length > 0) {
+    try {
+      await apply(updates);
+    } catch (err) {
+      const ids = new Set(updates.map((u) => u.txid));
+      for (const ticket of due) if (ids.has(ticket.txid)) lookFailed(ticket, err);
+    }
+  }
+  if (stillMined.length > 0) {
+    try {
+      await keepWatchingMined(ctx, stillMined);
+    } catch (err) {
+      for (const { ticket } of stillMined) lookFailed(ticket, err);
+    }
+  }
+  await rescheduleAfterFailures(ctx, failedLooks);
   return due.length;
 }
 
-async function trackOne(
+/**
+ * MINED tickets whose block still stands: looked at again after the poll interval, or never
+ * (final). One statement; a ticket whose record moved meanwhile (a push) is left to that push.
+ */
+async function keepWatchingMined(
   ctx: ServiceContext,
-  ticket: DueTicket,
-  tipHeight: number | undefined,
+  tickets: readonly { ticket: DueTicket; watch: boolean }[],
 ): Promise<void> {
-  const status = await ctx.ledger.status(ticket.txid);
-  if (status.kind === 'unknown') {
-    // Never reached the ledger, or dropped by it (a reorg, a restart): send the same bytes again.
-    const outcome = await broadcastTicket(ctx, ticket.txid, ticket.raw_tx);
-    if (outcome.kind === 'unavailable') {
-      await rescheduleAfterFailure(ctx, ticket);
-    }
-    return;
-  }
-  await applyLedgerStatus(ctx, ticket.txid, tipHeight === undefined ? { status } : { status, tipHeight });
+  await ctx.db.query(
+    `UPDATE tickets k SET next_check_at = CASE WHEN u.watch = 1 THEN $1::timestamptz ELSE NULL END,
+                          lease_until = NULL, failures = 0
+       FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch), transactions x
+      WHERE k.id = u.id AND k.status = 'MINED' AND x.txid = k.txid AND x.state = 'mined' AND x.blk_hash = u.hash`,
+    [
+      new Date(ctx.now().getTime() + ctx.tracker.pollIntervalMs),
+      tickets.map((t) => t.ticket.id),
+      tickets.map((t) => t.ticket.blk_hash!),
+      tickets.map((t) => (t.watch ? 1 : 0)),
+    ],
+  );
 }
 
 /** 1 s after the first failure in a row, doubling up to a minute. */
@@ -72,27 +173,39 @@ export function retryDelayMs(failuresInARow: number): number {
   return Math.min(1000 * 2 ** Math.min(failuresInARow, 10), MAX_BACKOFF_MS);
 }
 
-async function rescheduleAfterFailure(ctx: ServiceContext, ticket: DueTicket): Promise<void> {
-  await ctx.db.query(
-    `UPDATE tickets SET next_check_at = $2, lease_until = NULL, failures = failures + 1
-      WHERE id = $1 AND next_check_at IS NOT NULL`,
-    [ticket.id, new Date(ctx.now().getTime() + retryDelayMs(ticket.failures))],
-  );
+async function rescheduleAfterFailures(ctx: ServiceContext, tickets: readonly DueTicket[]): Promise<void> {
+  if (tickets.length === 0) return;
+  const now = ctx.now().getTime();
+  try {
+    await ctx.db.query(
+      `UPDATE tickets k SET next_check_at = u.at::timestamptz, lease_until = NULL, failures = k.failures + 1
+         FROM unnest($1::uuid[], $2::text[]) AS u(id, at)
+        WHERE k.id = u.id AND k.next_check_at IS NOT NULL`,
+      [tickets.map((t) => t.id), tickets.map((t) => new Date(now + retryDelayMs(t.failures)).toISOString())],
+    );
+  } catch (err) {
+    ctx.log.error({ err }, 'rescheduling tickets after failed looks failed; their lease runs out');
+  }
 }
 
-/** Runs the sweep until stopped; ledger pushes are applied, in order, as they come. */
+/**
+ * Runs the sweep until stopped. Ledger pushes and what the sweep learns go through ONE serial
+ * applier, in the order they arrive, a tick's worth per database transaction: a status the
+ * sweep asked for reaches subscribers (a push) before the sweep's own update of it, so a push
+ * never lands after a newer look of the sweep (an old `mempool` undoing a later MINED).
+ */
 export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): Promise<void> } {
   let stopped = false;
-  let pushes: Promise<void> = Promise.resolve();
+  const applier = serialApplier(ctx);
   const unsubscribe = ctx.ledger.subscribe((txid, status) => {
-    pushes = pushes
-      .then(() => applyLedgerStatus(ctx, txid, { status }))
+    applier
+      .add([{ txid, view: { status } }])
       .catch((err) => ctx.log.error({ txid, err }, 'applying a ledger push failed'));
   });
   const sweepUntilStopped = async () => {
     while (!stopped) {
       try {
-        while (!stopped && (await trackDueTickets(ctx)) > 0) {
+        while (!stopped && (await trackDueTickets(ctx, 50, (updates) => applier.add(updates))) > 0) {
           // drain what is due before sleeping
         }
       } catch (err) {
@@ -107,9 +220,67 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
       stopped = true;
       unsubscribe();
       await sweeping;
-      await pushes;
+      await applier.idle();
     },
   };
+}
+
+/** Applies what it is given in arrival order, gathering a tick's worth into one transaction. */
+function serialApplier(ctx: ServiceContext) {
+  interface Group {
+    left: number;
+    failed: boolean;
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }
+  const waiting: { update: LedgerUpdate; group: Group }[] = [];
+  let running: Promise<void> | null = null;
+  const drain = async () => {
+    while (waiting.length > 0) {
+      // The rest of this tick (a block's statuses arrive in one loop) joins the batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      const batch = waiting.splice(0, MAX_PUSH_BATCH);
+      let error: unknown = null;
+      try {
+        await applyLedgerStatuses(
+          ctx,
+          batch.map((w) => w.update),
+        );
+      } catch (err) {
+        error = err ?? new Error('applying ledger statuses failed');
+      }
+      for (const { group } of batch) {
+        group.left--;
+        if (error !== null && !group.failed) {
+          group.failed = true;
+          group.reject(error);
+        } else if (group.left === 0 && !group.failed) group.resolve();
+      }
+    }
+    running = null;
+  };
+  return {
+    add(updates: readonly LedgerUpdate[]): Promise<void> {
+      if (updates.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const group: Group = { left: updates.length, failed: false, resolve, reject };
+        for (const update of updates) waiting.push({ update, group });
+        running ??= drain();
+      });
+    },
+    async idle(): Promise<void> {
+      while (running !== null) await running;
+    },
+  };
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** Sleeps up to `ms`, waking early (every 50 ms) once `cancelled()` says so. */

@@ -1,7 +1,7 @@
 // The operator console in a real browser: Debian's Chromium driven by playwright-core against a
 // real service (embedded: PGlite + devnet). Sign-in with a wrong key then the right one; the
 // panels show what the JSON API says; a mint from the form, a key created and revoked, a block
-// mined, searches. A screenshot per step goes to test-artifacts/console/.
+// mined, searches, an address frozen and unfrozen from the freeze list's form. A screenshot per step goes to test-artifacts/console/.
 // Without /usr/bin/chromium the suite is skipped (`apt-get install chromium`), or fails under CI.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -233,6 +233,64 @@ describe('operator console in Chromium', { skip }, () => {
     await page.click('#search-form button[type=submit]');
     await page.locator('#search-error').waitFor({ state: 'visible' });
     assert.match(await text('#search-error'), /^INVALID_PARAMETER: /);
+  });
+
+  it('freezes the holder from the form: the list shows what it holds; a transfer is refused; unfreezes', async () => {
+    await page.fill('#freeze-address', holder.address);
+    await page.fill('#freeze-reason', 'reported stolen <i>case</i> 9');
+    await page.click('#freeze-button');
+    const row = page.locator(`#freezes-table tr[data-address="${holder.address}"]`);
+    await row.waitFor();
+    assert.match(await text('#freeze-result'), /^Frozen: /);
+    assert.equal(await row.locator('td').nth(1).getAttribute('data-atomic'), '1725000');
+    assert.equal(await row.locator('td').nth(1).textContent(), '17.25');
+    assert.equal(
+      await row.locator('td').nth(2).textContent(),
+      'reported stolen <i>case</i> 9',
+      'reason as text',
+    );
+    assert.equal(await page.locator('#freezes-panel i').count(), 0, 'no markup from data');
+    assert.equal(await attr('#freezes-total', 'data-atomic'), '1725000');
+    const listed = await api<{ frozen: { address: string; frozenBy: string }[] }>('GET', '/v2/admin/freezes');
+    assert.deepEqual(
+      listed.frozen.map((f) => f.address),
+      [holder.address],
+    );
+    assert.equal(await row.locator('td').nth(3).textContent(), listed.frozen[0]!.frozenBy);
+    await page.locator('#freeze-events tr[data-action="freeze"]').waitFor();
+    const minted = await http(t.url, 'POST', '/v2/admin/mint', {
+      key: t.adminKey,
+      body: { to: holder.address, amount: '1' },
+    });
+    assert.equal(minted.status, 403, minted.text);
+    await shot('frozen');
+
+    await page.fill('#freeze-reason', 'no reason?');
+    await page.fill('#freeze-address', 'not-an-address');
+    await page.click('#freeze-button');
+    await page.locator('#freeze-result.bad').waitFor();
+    assert.match(await text('#freeze-result'), /^Freeze refused: INVALID_ADDRESS/);
+
+    await row.locator('button').click();
+    assert.equal(await page.inputValue('#freeze-address'), holder.address);
+    await page.fill('#freeze-reason', 'returned to its owner');
+    await page.click('#unfreeze-button');
+    await page.locator('#freezes-table tr[data-address]').waitFor({ state: 'detached' });
+    assert.match(await text('#freeze-result'), /^Unfrozen: /);
+    await page.locator('#freeze-events tr[data-action="unfreeze"]').waitFor();
+    const after = await api<{ frozen: unknown[]; events: { action: string; reason: string }[] }>(
+      'GET',
+      '/v2/admin/freezes',
+    );
+    assert.equal(after.frozen.length, 0);
+    assert.deepEqual(
+      after.events.map((e) => [e.action, e.reason]),
+      [
+        ['unfreeze', 'returned to its owner'],
+        ['freeze', 'reported stolen <i>case</i> 9'],
+      ],
+    );
+    await shot('unfrozen');
   });
 
   it('signs out, and the page loaded without errors or CSP violations', async () => {

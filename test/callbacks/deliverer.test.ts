@@ -6,7 +6,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { redeliverTicket } from '../../src/callbacks/delivery-queries.js';
 import { leaseDueEvents } from '../../src/callbacks/outbox-store.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db, Row, SqlValue } from '../../src/store/db.js';
 import { type FreshDb, testTargets } from '../store/test-databases.js';
 import {
   eventsOf,
@@ -320,6 +320,74 @@ for (const target of testTargets()) {
       } finally {
         await deliverer.stop();
       }
+    });
+
+    it('a backlog of one fast receiver is leased in a few statements, its outcomes written in a few more', async () => {
+      for (let i = 0; i < 100; i++) await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: [] });
+      const statements = { lease: 0, write: 0, other: 0 };
+      const counting: Db = {
+        dialect: db.dialect,
+        transaction: (fn) => db.transaction(fn),
+        close: () => db.close(),
+        query(sql, params) {
+          if (sql.includes('WITH candidates')) statements.lease++;
+          else if (sql.includes('jsonb_to_recordset')) statements.write++;
+          else statements.other++;
+          return db.query(sql, params);
+        },
+      };
+      const instant = {
+        send: async () =>
+          ({ kind: 'answered', status: 204, retryAfter: undefined, latencyMs: 1, excerpt: '' }) as const,
+        close: async () => {},
+      };
+      const deliverer = testDeliverer(counting, masterKey, clock, { sender: instant });
+      try {
+        assert.equal(await deliverer.runDueNow(), 100);
+      } finally {
+        await deliverer.stop();
+      }
+      // The first lease takes 8 (a receiver not heard from yet), the next the rest, a last one
+      // finds nothing; one statement per 8 events (the slots) would be 13 leases or more.
+      assert.ok(statements.lease <= 4, `leases: ${statements.lease}`);
+      assert.ok(statements.write <= 6, `writes: ${statements.write}`);
+      assert.equal(statements.other, 0);
+      const rows = await db.query<{ n: string | number }>(
+        "SELECT count(*) AS n FROM events WHERE state = 'delivered' AND attempts = 1",
+      );
+      assert.equal(Number(rows[0]?.n), 100);
+      const attempts = await db.query<{ n: string | number }>('SELECT count(*) AS n FROM delivery_attempts');
+      assert.equal(Number(attempts[0]?.n), 100);
+    });
+
+    it('an event held past the point its attempt could outlast the lease goes back unattempted, then is sent', async () => {
+      const id = await ticketWithEvents(db, { url: receiver.url(), apiKeyId, moves: [] });
+      const writes: string[] = [];
+      let leases = 0;
+      // The first lease comes back 100 s late (as if the event had waited in hand that long):
+      // 20 s of its 120 s lease are left, less than an attempt of up to 30 s may take.
+      const late: Db = {
+        dialect: db.dialect,
+        transaction: (fn) => db.transaction(fn),
+        close: () => db.close(),
+        async query<R extends Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+          const rows = await db.query<R>(sql, params);
+          if (sql.includes('WITH candidates') && leases++ === 0) clock.advance(100_000);
+          if (sql.includes('jsonb_to_recordset'))
+            for (const w of JSON.parse(String(params?.[0])) as { kind: string }[]) writes.push(w.kind);
+          return rows;
+        },
+      };
+      const deliverer = testDeliverer(late, masterKey, clock);
+      try {
+        assert.equal(await deliverer.runDueNow(), 1);
+      } finally {
+        await deliverer.stop();
+      }
+      assert.deepEqual(writes, ['release', 'attempt']);
+      assert.equal(receiver.received.length, 1);
+      const [event] = await eventsOf(db, id);
+      assert.deepEqual([event?.state, event?.attempts], ['delivered', 1]);
     });
 
     it('one slow receiver does not hold up the others', async () => {

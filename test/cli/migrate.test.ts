@@ -22,12 +22,12 @@ interface Run {
   readonly stderr: string;
 }
 
-function cli(args: readonly string[]): Promise<Run> {
+function cli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', '--input-type=module', '-e', ENTRY, 'migrate', ...args],
-      { cwd: ROOT, env: withoutDataDir(), timeout: 60_000 },
+      { cwd: ROOT, env: { ...withoutDataDir(), ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
         resolve({ code, stdout, stderr });
@@ -88,6 +88,34 @@ describe('tokenproxy migrate', () => {
       await db.query("UPDATE schema_migrations SET checksum = 'x' WHERE version = $1", [VERSIONS[0]!]);
       await db.close();
     });
+  });
+
+  it('--json answers the same as JSON', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-migrate-json-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const applied = await cli(['--data-dir', dataDir, '--json']);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.deepEqual(JSON.parse(applied.stdout), { applied: VERSIONS });
+    const status = await cli(['--data-dir', dataDir, '--status', '--json']);
+    assert.equal(status.code, 0, status.stderr);
+    const { migrations } = JSON.parse(status.stdout) as { migrations: { version: string; state: string }[] };
+    assert.deepEqual(
+      migrations.map((m) => `${m.version} ${m.state}`),
+      VERSIONS.map((v) => `${v} applied`),
+    );
+  });
+
+  it('in production with no roles named (the release step of deploy/): migrate needs no role', {
+    skip: testDatabaseUrl === undefined && 'set TEST_DATABASE_URL',
+  }, async () => {
+    const fresh = await freshDatabase(testDatabaseUrl!, 'migrate_prod');
+    cleanups.push(() => fresh.drop());
+    const env = { TOKENPROXY_ENV: 'production', DATABASE_URL: fresh.url, ARC_URL: 'https://arc.example.com' };
+    const status = await cli(['--status'], env);
+    assert.equal(status.code, 3, status.stderr);
+    const applied = await cli([], env);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(applied.stdout, `applied: ${VERSIONS.join(', ')}\n`);
   });
 
   it('on PostgreSQL', { skip: testDatabaseUrl === undefined && 'set TEST_DATABASE_URL' }, async () => {

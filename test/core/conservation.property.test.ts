@@ -65,7 +65,9 @@ function splitInto(total: bigint, weights: readonly bigint[]): bigint[] {
     return p > 0n ? p : 1n;
   });
   const rest = total - parts.reduce((a, b) => a + b, 0n);
-  return rest > 0n
-    ? [...parts, rest]
-    : [...parts.slice(0, -1), (parts.at(-1) ?? 0n) + rest, 1n].filter((p) => p > 0n);
+  if (rest > 0n) return [...parts, rest];
+  // The rounded-up parts took it all: one unit each but the first, which takes the rest (the
+  // parts must sum to `total` exactly, or an unbalanced case would pass as balanced).
+  const ones = weights.slice(1).map(() => 1n);
+  return [total - BigInt(ones.length), ...ones];
 }

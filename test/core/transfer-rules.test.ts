@@ -102,6 +102,17 @@ describe('transfer rules', () => {
   });
 
   describe('rule 2: inputs are unspent, unreserved outputs of this token', () => {
+    it('refuses an input whose output index no stored output can have (above 2^31 - 1), not a 500', () => {
+      const { world, inputs, good } = setup();
+      const far = [inputs[0]!, { ...inputs[1]!, vout: 3_061_582_847 }];
+      // Refused while parsing, before the store is asked (it takes vouts up to 2^31 - 1 only).
+      const parsed = parseTransfer(
+        buildTransfer({ inputs: far, outputs: good, signer: alice }),
+        world.config,
+      );
+      assert.ok(isRefusal(parsed), 'refused at parse');
+      expectRefused(parsed, 'UNKNOWN_INPUT', /3061582847/);
+    });
     it('refuses an input the index does not hold', () => {
       const { world, inputs, good } = setup();
       const known = new Map(world.outputs);

@@ -10,7 +10,7 @@ import { toHex } from '../../src/domain/script-chunks.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/mnee-real-transactions.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/mnee-real-transactions.json', import.meta.url), 'utf8'),
 ) as Record<string, string | string[]>;
 const all = Object.entries(vectors)
   .filter(([k]) => !['source', 'note'].includes(k))

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_KEYS, ENV_ALIASES, envNameOf, loadConfig } from '../../src/config.js';
+import { envFile, PRODUCTION_SECRETS } from './deploy-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = join(ROOT, 'deploy');
@@ -18,16 +19,8 @@ const read = (path: string) => readFileSync(join(DEPLOY, path), 'utf8');
 const units = readdirSync(join(DEPLOY, 'systemd')).map((name) => `systemd/${name}`);
 const FILES = ['tokenproxy.env.example', 'Procfile', 'nginx/tokenproxy.conf', ...units];
 
-/** KEY=value lines (comments and blank lines skipped), as systemd's EnvironmentFile= reads them. */
-function envFile(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
-    if (m !== null) env[m[1]!] = m[2]!;
-  }
-  return env;
-}
 const ENV = envFile(read('tokenproxy.env.example'));
+const SECRETS = PRODUCTION_SECRETS;
 
 interface CommandLine {
   readonly file: string;
@@ -72,7 +65,7 @@ describe('deploy/ files', () => {
       assert.equal(command, 'start', `${file}: the service is started with \`tokenproxy start\``);
       const config = loadConfig({
         argv: args,
-        env: { ...ENV, ...(file === 'Procfile' && { PORT: '5000' }) },
+        env: { ...ENV, ...SECRETS, ...(file === 'Procfile' && { PORT: '5000' }) },
       });
       assert.equal(config.env, 'production', file);
       assert.ok(!config.roles.includes('devnet'), file);

@@ -117,9 +117,15 @@ describe('history and parse against the reference client', () => {
     await accepted((await mnee.transfer([{ address: alice.address, amount: 2 }], bob.wif)).ticketId);
     await mineAll();
 
-    // two senders (alice first), two recipients, the change to the second sender
+    // two senders (alice first), two recipients, the change to the second sender. Alice puts in
+    // only the 2 tokens bob sent her, less than the recipients get, so the change to carol is
+    // less than carol put in: only the recipients gain, and the client's fee (its tier for the
+    // amount sent) is the fee due (docs/operations.md, "The token fee tier": change that moved
+    // one sender's surplus to another would be tokens changing hands).
+    const fromBob = (await mnee.getUtxos(alice.address)).filter((u) => u.data.bsv21.amt === 200_000);
+    assert.equal(fromBob.length, 1);
     const inputs = [
-      ...(await mnee.getUtxos(alice.address)).map((u) => ({ txid: u.txid, vout: u.vout, wif: alice.wif })),
+      ...fromBob.map((u) => ({ txid: u.txid, vout: u.vout, wif: alice.wif })),
       ...(await mnee.getUtxos(carol.address)).map((u) => ({ txid: u.txid, vout: u.vout, wif: carol.wif })),
     ];
     const multi = await mnee.transferMulti(

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
+import { LedgerUnavailableError } from '../../src/ledger/port.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import { ticketById } from '../../src/store/ticket-queries.js';
 import { broadcastTicket } from '../../src/usecases/broadcast-ticket.js';
@@ -229,12 +230,23 @@ describe('error statuses over a real socket', () => {
       const p = await plan();
       const outpoint = `${p.inputs[0]!.txid}_${p.inputs[0]!.vout}`;
       const first = transferOf(token, p);
-      const held = await submitTransfer(ctx, {
-        raw: new Uint8Array(Buffer.from(first, 'base64')),
-        callbackUrl: null,
-        callbackSecretEnc: null,
-        apiKeyId: null,
+      // The ledger does not answer this ticket's broadcast: it stays BROADCASTING, its input held.
+      const unanswered = new Proxy(ctx.ledger, {
+        get: (target, name) =>
+          name === 'broadcast'
+            ? () => Promise.reject(new LedgerUnavailableError('held by the test'))
+            : Reflect.get(target, name),
       });
+      // (No broadcast queue either: it broadcasts through the service's own ledger.)
+      const held = await submitTransfer(
+        { ...ctx, ledger: unanswered, broadcasts: undefined },
+        {
+          raw: new Uint8Array(Buffer.from(first, 'base64')),
+          callbackUrl: null,
+          callbackSecretEnc: null,
+          apiKeyId: null,
+        },
+      );
       const other = transferOf(token, { ...p, amount: 200_000n });
       for (const path of ['/v2/transfer', '/v1/transfer']) {
         assertProblem(
@@ -244,6 +256,7 @@ describe('error statuses over a real socket', () => {
           new RegExp(`outpoint ${outpoint} was locked in a previous transaction attempt`),
         );
       }
+      assert.equal((await held.broadcast).kind, 'unavailable');
       const ticket = await ticketById(ctx.db, held.ticketId);
       assert.equal(ticket?.status, 'BROADCASTING');
       const outcome = await broadcastTicket(ctx, ticket.txid, ticket.rawTx);

@@ -9,7 +9,17 @@ const UNDOCUMENTED = new Set([
   'GET /healthz',
   'GET /readyz',
   'GET /openapi.json',
+  'GET /',
   'GET /docs',
+  'GET /docs/',
+  'GET /docs/json',
+  'GET /docs/yaml',
+  'GET /docs/static/*',
+  'GET /docs/*',
+  'GET /docs/static/index.html',
+  'GET /docs/static/swagger-initializer.js',
+  'OPTIONS /*',
+  'OPTIONS *',
   'GET /console',
   'GET /console/app.js',
   'GET /console/app.css',
@@ -56,6 +66,29 @@ describe('OpenAPI and routes in step', () => {
     const notServed = [...documented].filter((op) => !served.has(op));
     assert.deepEqual(missingFromDocs, [], 'served but not documented');
     assert.deepEqual(notServed, [], 'documented but not served');
+    // Every operation declares its success answer with a schema and has an operationId, so a
+    // generated client types its result (test/e2e/19_typed_client.test.ts).
+    const untyped = Object.entries(spec.paths).flatMap(([path, ops]) =>
+      Object.entries(
+        ops as Record<
+          string,
+          {
+            operationId?: string;
+            responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+          }
+        >,
+      )
+        .filter(
+          ([, op]) =>
+            op.operationId === undefined ||
+            !Object.entries(op.responses ?? {}).some(
+              ([status, r]) =>
+                /^2/.test(status) && Object.values(r.content ?? {}).some((m) => m.schema !== undefined),
+            ),
+        )
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    assert.deepEqual(untyped, [], 'operations without an operationId or a 2xx schema');
     for (const op of [
       'GET /v1/config',
       'POST /v2/transfer',

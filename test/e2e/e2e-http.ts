@@ -6,6 +6,7 @@ import { pubKeyHashOf } from '../../src/domain/address.js';
 import type { KnownTokenOutput } from '../../src/domain/validate-transfer.js';
 import { buildTransfer, type OutputSpec, tokenOutput } from '../support/build-transfer.js';
 import type { Party } from '../support/token-world.js';
+import { checkAnswer } from './openapi-answers.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -22,7 +23,10 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
 }
 
-/** One request; a 500 is never acceptable, so it fails the test wherever it happens. */
+/**
+ * One request; a 500 is never acceptable, so it fails the test wherever it happens, and so does
+ * an answer the OpenAPI document does not describe (openapi-answers.ts).
+ */
 export async function http(
   baseUrl: string,
   method: string,
@@ -45,6 +49,7 @@ export async function http(
     json = undefined;
   }
   assert.notEqual(res.status, 500, `${method} ${path} answered 500: ${text}`);
+  await checkAnswer(baseUrl, method, path, res.status, res.headers.get('content-type'), text);
   return { status: res.status, headers: res.headers, text, json };
 }
 

@@ -58,16 +58,17 @@ export function startProcess(dataDir: string): Promise<{ child: ChildProcess; ur
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
+    // The banner is on stderr (stdout carries the log records).
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const url = /running at (http:\/\/[0-9.:]+)/.exec(out)?.[1];
-      if (url !== undefined) resolve({ child, url });
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
+      const url = /running at (http:\/\/[0-9.:]+)/.exec(err)?.[1];
+      if (url !== undefined) resolve({ child, url });
     });
     child.once('exit', (code, signal) =>
-      reject(new Error(`service process exited (${code ?? signal}): ${err}`)),
+      reject(new Error(`service process exited (${code ?? signal}): ${err || out}`)),
     );
   });
 }

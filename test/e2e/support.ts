@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { ADMIN_KEY_FILE, type RunningService, startService } from '../../src/service.js';
+import { checkAnswer } from './openapi-answers.js';
 
 export const SANDBOX_URL = 'https://sandbox-proxy-api.mnee.net';
 
@@ -36,12 +37,30 @@ export async function startTestService(flags: readonly string[] = []): Promise<T
   };
 }
 
-/** Points the reference client (which hard-codes its base URL) at `baseUrl` until restored. */
+/**
+ * Points the reference client (which hard-codes its base URL) at `baseUrl` until restored; its
+ * answers are checked against the OpenAPI document.
+ */
 export function redirectClientTo(baseUrl: string): () => void {
   const original = globalThis.fetch;
   globalThis.fetch = (input: string | URL | Request, init?: RequestInit) => {
     const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return original(href.replace(SANDBOX_URL, baseUrl), init);
+    if (!href.startsWith(SANDBOX_URL)) return original(input, init);
+    const target = href.replace(SANDBOX_URL, baseUrl);
+    return original(target, init).then(async (res) => {
+      // Every answer the client reads matches the OpenAPI document (openapi-answers.ts).
+      const url = new URL(target);
+      const text = await res.clone().text();
+      await checkAnswer(
+        baseUrl,
+        init?.method ?? 'GET',
+        url.pathname + url.search,
+        res.status,
+        res.headers.get('content-type'),
+        text,
+      );
+      return res;
+    });
   };
   return () => {
     globalThis.fetch = original;

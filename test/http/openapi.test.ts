@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
-import { escapeHtml } from '../../src/http/docs-page.js';
+import { DOCS_CSP } from '../../src/http/docs-ui.js';
+import { fallbackOperationId, OPERATIONS, TAGS } from '../../src/http/operations.js';
 import { authTokenQuery, problemResponses } from '../../src/http/schemas/common.js';
 import { type TestApp, testApp } from './support.js';
 
@@ -98,23 +99,64 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(doc.paths['/docs'], undefined);
   });
 
-  it('serves a self-contained /docs page listing the operations', async () => {
-    const res = await t.app.inject({ url: '/docs' });
-    assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-type']), /^text\/html/);
-    assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
-    assert.doesNotMatch(res.body, /<script|https?:\/\/(?!tokenproxy\.dev)/);
-    for (const path of ['/v2/ticket', '/v2/transfer', '/v1/utxos', '/healthz', '/readyz']) {
-      assert.ok(res.body.includes(`<code>${path}</code>`), path);
+  it('gives every operation an operationId (unique) and one tag of the reading order', () => {
+    const ids = new Set<string>();
+    const tags = new Set<string>(TAGS.map((t) => t.name));
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const id = op.operationId as string;
+        assert.equal(typeof id, 'string', `${method} ${path}`);
+        assert.ok(!ids.has(id), `operationId ${id} twice`);
+        ids.add(id);
+        assert.ok(tags.has((op.tags as string[])[0]!), `${method} ${path} tag ${op.tags}`);
+      }
     }
-    assert.ok(res.body.includes('Ticket &#60;status&#62;'), 'summaries are escaped');
-    assert.match(res.body, /Deprecated<\/strong>: use <code>\/v2\/utxos<\/code>/);
+    assert.equal(doc.paths['/v2/transfer']?.post?.operationId, 'submitTransfer');
+    assert.deepEqual(
+      (doc as unknown as { tags: Array<{ name: string }> }).tags.map((t) => t.name).slice(0, 6),
+      ['config', 'balance', 'utxos', 'transfer', 'ticket', 'sync'],
+    );
+    const table = Object.values(OPERATIONS).map((o) => o.id);
+    assert.equal(new Set(table).size, table.length, 'operationIds in the table are unique');
+    assert.equal(fallbackOperationId('post', '/v2/admin/freeze/{id}'), 'postV2AdminFreezeById');
   });
 
-  it('escapeHtml escapes markup', () => {
-    assert.equal(
-      escapeHtml(`<a href="x">'&'</a>`),
-      '&#60;a href=&#34;x&#34;&#62;&#39;&#38;&#39;&#60;/a&#62;',
+  it('lists the codes each status can answer, the headers and Idempotency-Key', () => {
+    const transfer = doc.paths['/v2/transfer']?.post as Record<string, unknown>;
+    const responses = transfer.responses as Record<string, Record<string, unknown>>;
+    assert.match(String(responses['401']?.description), /UNAUTHORIZED/);
+    assert.match(String(responses['429']?.description), /RATE_LIMITED/);
+    assert.ok((responses['429']?.headers as Record<string, unknown> | undefined)?.['retry-after']);
+    const params = transfer.parameters as Array<{ name: string; in: string }>;
+    assert.ok(
+      params.some((p) => p.in === 'header' && p.name === 'idempotency-key'),
+      JSON.stringify(params),
     );
+    const v1 = doc.paths['/v1/utxos']?.post?.responses as Record<string, Record<string, unknown>>;
+    const ok = v1['200'] ?? v1['2XX'];
+    assert.ok(ok === undefined || (ok.headers as Record<string, unknown>).deprecation !== undefined);
+    const ticket = doc.paths['/v2/ticket']?.get?.responses as Record<string, Record<string, unknown>>;
+    assert.ok((ticket['200']?.headers as Record<string, unknown> | undefined)?.ratelimit);
+  });
+
+  it('serves the interactive reference at /docs from the package, under a strict CSP', async () => {
+    const page = await t.app.inject({ url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.equal(page.headers['content-security-policy'], DOCS_CSP);
+    assert.doesNotMatch(page.body, /https?:\/\//, 'nothing from elsewhere');
+    const bundle = await t.app.inject({ url: '/docs/static/swagger-ui-bundle.js' });
+    assert.equal(bundle.statusCode, 200);
+    assert.ok(bundle.body.length > 100_000);
+    const json = await t.app.inject({ url: '/docs/json' });
+    assert.equal(json.json().openapi, '3.1.0');
+  });
+
+  it('GET / leads to the docs, the console and the health checks', async () => {
+    const res = await t.app.inject({ url: '/' });
+    assert.equal(res.statusCode, 200);
+    for (const link of ['docs', 'openapi.json', 'console', 'healthz', 'readyz']) {
+      assert.ok(res.body.includes(`href="${link}"`), link);
+    }
   });
 });

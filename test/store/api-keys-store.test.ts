@@ -243,12 +243,37 @@ for (const target of testTargets()) {
         assert.equal(await verifier.verify(created.key), null);
       });
 
-      test('never remembers an unknown key: it works as soon as it exists', async () => {
+      test('remembers an unknown key briefly: a flood of it costs one lookup', async () => {
+        let clock = t0.getTime();
+        const q = counting(db);
+        const verifier = storeApiKeyVerifier(q, { unknownTtlMs: 10_000, now: () => new Date(clock) });
+        for (let i = 0; i < 50; i++) assert.equal(await verifier.verify('tp_unknown'), null);
+        assert.equal(q.reads, 1);
+        clock += 10_000;
+        assert.equal(await verifier.verify('tp_unknown'), null);
+        assert.equal(q.reads, 2, 'asked again once the time is over');
+      });
+
+      test('remembers a revoked key as unknown too', async () => {
         const q = counting(db);
         const verifier = storeApiKeyVerifier(q, { now: () => t0 });
-        assert.equal(await verifier.verify('tp_unknown'), null);
-        assert.equal(await verifier.verify('tp_unknown'), null);
-        assert.equal(q.reads, 2);
+        const created = await createApiKey(db, masterKey, { name: 'gone', scopes: ['read'] });
+        await revokeApiKey(db, created.id);
+        assert.equal(await verifier.verify(created.key), null);
+        assert.equal(await verifier.verify(created.key), null);
+        assert.equal(q.reads, 1);
+      });
+
+      test('holds at most maxUnknown unknown keys, the oldest let go first', async () => {
+        const q = counting(db);
+        const verifier = storeApiKeyVerifier(q, { maxUnknown: 2, now: () => t0 });
+        for (const key of ['tp_u1', 'tp_u2', 'tp_u3']) await verifier.verify(key);
+        assert.equal(q.reads, 3);
+        await verifier.verify('tp_u3');
+        await verifier.verify('tp_u2');
+        assert.equal(q.reads, 3, 'the two newest are remembered');
+        await verifier.verify('tp_u1');
+        assert.equal(q.reads, 4, 'the oldest was let go');
       });
 
       test('holds at most maxEntries keys', async () => {

@@ -1,9 +1,10 @@
-// insertFeedRecord writes a record's token outputs in as few statements as PostgreSQL's
-// parameter limit allows: every output lands once, with its own fields, however many there are.
+// insertFeedRecord writes a record's token outputs in one statement (arrays unnested in SQL, so
+// PostgreSQL's parameter limit does not apply): every output lands once, with its own fields,
+// however many there are.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/store/db.js';
-import { insertFeedRecord, type NewTokenOutput } from '../../src/store/submission-writes.js';
+import { insertFeedRecord, type NewTokenOutput } from '../../src/store/feed-records.js';
 import { type FreshDb, testTargets } from './test-databases.js';
 
 const outputs = (count: number): NewTokenOutput[] =>

@@ -14,6 +14,8 @@ import { type FreshDb, testDatabaseUrl, testTargets } from './test-databases.js'
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const EXPECTED_TABLES = [
+  'address_freeze_events',
+  'address_freezes',
   'api_keys',
   'delivery_attempts',
   'events',

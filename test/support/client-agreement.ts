@@ -20,9 +20,9 @@ import { parseTransaction } from '../../src/domain/parse-tx.js';
 import { toHex } from '../../src/domain/script-chunks.js';
 import { asClientJson, type FakeMneeApi, txidOf } from './client-fixtures.js';
 
-/** The real transactions of /work/shared/vectors, by name. */
+/** The real transactions of test/vectors/mnee-real-transactions.json, by name. */
 export const realVectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/mnee-real-transactions.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../vectors/mnee-real-transactions.json', import.meta.url), 'utf8'),
 ) as Record<string, string | string[]>;
 
 export type Outcome = { value: unknown } | { threw: true };

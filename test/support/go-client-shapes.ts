@@ -3,6 +3,8 @@
 // reads an answer the way encoding/json would into the SDK's structs (types.go). Used by
 // test/e2e/17_go_client_wire.test.ts; the Go client itself cannot run on this machine.
 import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { checkAnswer } from '../e2e/openapi-answers.js';
 
 // ---------------------------------------------------------------------------------------
 // Go types, as far as the SDK's structs use them.
@@ -414,15 +416,29 @@ export function goHttp(baseUrl: string, req: GoRequest): Promise<GoAnswer> {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          if (res.headers['content-encoding'] !== undefined) {
-            reject(new Error(`answer is ${res.headers['content-encoding']}-encoded; decode it as Go would`));
+          // Go's transport asked for gzip itself, so it decodes gzip transparently (and drops
+          // Content-Encoding and Content-Length); it cannot decode anything else.
+          const encoding = res.headers['content-encoding'];
+          if (encoding !== undefined && encoding !== 'gzip') {
+            reject(new Error(`answer is ${encoding}-encoded; Go's transport cannot decode it`));
             return;
           }
-          resolve({
+          const raw = Buffer.concat(chunks);
+          const headers = { ...res.headers };
+          if (encoding === 'gzip') {
+            delete headers['content-encoding'];
+            delete headers['content-length'];
+          }
+          const answer = {
             status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          });
+            headers,
+            body: (encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8'),
+          };
+          const type = typeof headers['content-type'] === 'string' ? headers['content-type'] : null;
+          checkAnswer(baseUrl, req.method, req.path, answer.status, type, answer.body).then(
+            () => resolve(answer),
+            reject,
+          );
         });
         res.on('error', reject);
       },

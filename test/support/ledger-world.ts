@@ -84,6 +84,13 @@ export async function startLedger(
   const broadcasts: string[] = [];
   const recorded: Devnet = new Proxy(devnet, {
     get(target, name, receiver) {
+      if (name === 'broadcastMany') {
+        return async (raws: readonly Uint8Array[]) => {
+          const results = await target.broadcastMany(raws);
+          broadcasts.push(...results.map((r) => r.txid));
+          return results;
+        };
+      }
       if (name !== 'broadcast') return Reflect.get(target, name, receiver);
       return async (raw: Uint8Array) => {
         const result = await target.broadcast(raw);

@@ -3,6 +3,7 @@
 // drives the operator forms. Everything shown goes in through textContent or attributes:
 // no HTML is ever built from data. Charts are SVG drawn with createElementNS.
 // Served as one script; its parts, in order, each hold one concern.
+import { SCRIPT_FREEZES } from './freeze-panel.js';
 import { SCRIPT_BASICS } from './script-basics.js';
 import { SCRIPT_CHARTS } from './script-charts.js';
 import { SCRIPT_FORMS } from './script-forms.js';
@@ -16,5 +17,6 @@ export const CONSOLE_SCRIPT = [
   SCRIPT_PANELS,
   SCRIPT_FORMS,
   SCRIPT_SEARCH,
+  SCRIPT_FREEZES,
   SCRIPT_WIRING,
 ].join('\n');

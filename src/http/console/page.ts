@@ -2,6 +2,8 @@
 // server; the script (app-script.ts) signs in with the admin key and fills the panels through
 // the admin JSON routes. Served with a CSP that allows only same-origin script, style and fetch.
 
+import { FREEZE_PANEL_HTML } from './freeze-panel.js';
+
 export const CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -58,6 +60,7 @@ export const CONSOLE_PAGE = `<!doctype html>
         <div><dt>Fee rate (sat/kB)</dt><dd id="funding-rate">–</dd></div>
       </dl>
       <p class="muted">Pay satoshis to <code id="funding-address">–</code>; low-water mark <span id="funding-lowwater">–</span> outputs.</p>
+      <div id="funding-chart" class="charts one"></div>
     </section>
 
     <section class="panel wide" id="tickets-panel">
@@ -92,6 +95,7 @@ export const CONSOLE_PAGE = `<!doctype html>
         <div><dt>Latency p50 / p90 / p99</dt><dd id="deliveries-latency">–</dd></div>
         <div><dt>Events pending / dead</dt><dd id="deliveries-events">–</dd></div>
       </dl>
+      <div id="deliveries-charts" class="charts one"></div>
       <h3>Failing receivers</h3>
       <table><thead><tr><th>Origin</th><th>Failures</th><th>Last error</th></tr></thead>
       <tbody id="failing-receivers"></tbody></table>
@@ -119,6 +123,7 @@ export const CONSOLE_PAGE = `<!doctype html>
       <p id="burn-result" class="result" role="status"></p>
     </section>
 
+${FREEZE_PANEL_HTML}
     <section class="panel wide" id="search-panel">
       <h2>Search</h2>
       <form id="search-form" class="inline" autocomplete="off">

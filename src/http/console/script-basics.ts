@@ -83,10 +83,4 @@ function changed(panel, data) {
   shown.set(panel, text);
   return true;
 }
-
-/** The width the chart gets on screen, so that the SVG is drawn 1:1 (text keeps its size). */
-function widthOf(id, parts, fallback) {
-  const width = $(id).clientWidth;
-  return width > 0 ? Math.floor(width / parts) - (parts > 1 ? 10 : 0) : fallback;
-}
 `;

@@ -6,22 +6,28 @@ export const SCRIPT_PANELS = String.raw`
 function renderSupply(s) {
   for (const name of ['genesis', 'circulating', 'treasury', 'burned', 'redeemed']) showAmount('supply-' + name, s[name]);
   const pts = s.history.points;
-  const w = widthOf('supply-charts', 3, 300);
-  const charts = ['circulating', 'treasury', 'burned'].map((name) => {
-    const values = pts.map((p) => p[name].atomic);
-    const tokens = pts.map((p) => p[name].tokens);
-    let lo = 0, hi = 0;
-    values.forEach((v, i) => { if (v < values[lo]) lo = i; if (v > values[hi]) hi = i; });
-    return sparkline(name + ' (per ' + s.history.bucketSeconds + ' s)', values.length ? values : [0],
-      { min: values.length ? group(tokens[lo]) : '0', max: values.length ? group(tokens[hi]) : '0' }, w);
-  });
+  const w = chartWidth('supply-charts');
+  const charts = ['circulating', 'treasury', 'burned'].map((name) => lineChart({
+    title: name + ' (tokens; per ' + span(s.history.bucketSeconds) + ')',
+    summary: group(s[name].tokens),
+    points: pts.map((p) => ({ t: p.at, v: Number(p[name].tokens) })),
+    width: w,
+  }));
   $('supply-charts').replaceChildren(...charts);
 }
 
 function renderTickets(t) {
   $('ticket-counts').replaceChildren(...STATUSES.map((s) =>
     el('div', {}, el('dt', {}, el('span', { className: 'swatch s-' + s }), s), el('dd', { id: 'tickets-' + s, text: String(t.counts[s]) }))));
-  $('tickets-chart').replaceChildren(stackedBars(t.timeline, widthOf('tickets-chart', 1, 900)));
+  const created = t.timeline.reduce((n, p) => n + STATUSES.reduce((m, k) => m + p.counts[k], 0), 0);
+  $('tickets-chart').replaceChildren(barChart({
+    title: 'tickets created per ' + span(t.bucketSeconds) + ', by status now',
+    summary: created + ' in the chart',
+    buckets: t.timeline.map((p) => ({ t: p.at, parts: STATUSES.map((k) => ({ v: p.counts[k], cls: 's-' + k, label: k })) })),
+    bucketSeconds: t.bucketSeconds,
+    width: chartWidth('tickets-chart'),
+    height: 150,
+  }));
   replaceRows($('failed-tickets'), t.failed.map((f) => el('tr', {},
     el('td', {}, el('code', { text: f.id })), el('td', {}, el('code', { text: short(f.txid), title: f.txid })),
     el('td', { text: f.errors || '' }), el('td', { text: when(f.updatedAt) }))), 'No failed tickets.');
@@ -39,6 +45,14 @@ function renderFunding(f) {
   setText('funding-rate', String(f.feeRate.satoshisPerKb));
   setText('funding-address', f.address);
   setText('funding-lowwater', String(f.lowWater));
+  $('funding-chart').replaceChildren(lineChart({
+    title: 'available outputs (per ' + span(f.history.bucketSeconds) + ')',
+    summary: f.outputs.available + ' now',
+    points: f.history.points.map((p) => ({ t: p.at, v: p.available })),
+    marks: [{ v: f.lowWater, label: 'low water ' + f.lowWater }],
+    fromZero: true,
+    width: chartWidth('funding-chart'),
+  }));
 }
 
 function renderDeliveries(d) {
@@ -49,6 +63,28 @@ function renderDeliveries(d) {
   replaceRows($('failing-receivers'), d.failingReceivers.map((r) => el('tr', {},
     el('td', {}, el('code', { text: r.origin })), el('td', { className: 'num', text: r.failures + ' / ' + r.attempts }),
     el('td', { text: r.lastError || '' }))), 'No failing receiver.');
+  const pts = d.history.points;
+  const w = chartWidth('deliveries-charts');
+  const per = span(d.history.bucketSeconds);
+  $('deliveries-charts').replaceChildren(
+    barChart({
+      title: 'attempts per ' + per + ' (2xx / failed)',
+      summary: d.attempts === 0 ? 'none' : d.succeeded + ' / ' + (d.attempts - d.succeeded),
+      buckets: pts.map((p) => ({ t: p.at, parts: [
+        { v: p.succeeded, cls: 'ok', label: 'delivered' }, { v: p.attempts - p.succeeded, cls: 'failed', label: 'failed' }] })),
+      bucketSeconds: d.history.bucketSeconds,
+      width: w,
+      height: 110,
+    }),
+    lineChart({
+      title: 'median latency per ' + per + ' (ms)',
+      summary: d.latencyMs === null ? 'none' : 'p50 ' + d.latencyMs.p50 + ' ms',
+      points: pts.map((p) => ({ t: p.at, v: p.p50Ms })),
+      fromZero: true,
+      tickFormat: (v) => compact(v),
+      width: w,
+      height: 110,
+    }));
 }
 
 function renderChain(c) {

@@ -11,7 +11,7 @@ function signOut(message) {
   $('signout').hidden = true;
   $('env').hidden = true;
   $('signin').hidden = false;
-  for (const id of ['search-result', 'supply-charts', 'tickets-chart', 'keys-table', 'failed-tickets', 'chain-blocks', 'failing-receivers']) $(id).replaceChildren();
+  for (const id of ['search-result', 'supply-charts', 'tickets-chart', 'keys-table', 'failed-tickets', 'chain-blocks', 'failing-receivers', 'freezes-table', 'freeze-events']) $(id).replaceChildren();
   const error = $('signin-error');
   error.hidden = !message;
   error.textContent = message || '';
@@ -29,6 +29,7 @@ async function signIn(key) {
   env.textContent = status.environment + ' · ' + short(status.tokenId);
   env.title = status.tokenId;
   await refreshNow();
+  searchFromHash();
 }
 
 function wire() {
@@ -107,19 +108,9 @@ function wire() {
     await refreshNow();
   });
 
-  $('search-form').addEventListener('submit', async (event) => {
+  $('search-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const q = $('search-q').value.trim();
-    const error = $('search-error');
-    try {
-      const r = await api('GET', 'v2/admin/console/search?q=' + encodeURIComponent(q));
-      error.hidden = true;
-      $('search-result').replaceChildren(...searchView(r));
-    } catch (err) {
-      error.hidden = false;
-      error.textContent = (err.code ? err.code + ': ' : '') + err.message;
-      $('search-result').replaceChildren();
-    }
+    runSearch($('search-q').value.trim());
   });
 
   const saved = sessionStorage.getItem(KEY);

@@ -29,9 +29,16 @@ main { padding: 16px 20px 40px; }
 .figures div { min-width: 120px; }
 .figures dt { color: var(--muted); font-size: 12px; }
 .figures dd { margin: 0; font-size: 18px; font-variant-numeric: tabular-nums; font-weight: 600; }
-.charts { display: grid; grid-template-columns: repeat(3, 1fr); gap: 10px; }
-.chart svg, .charts svg { display: block; }
+.charts { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; }
+.charts.one { grid-template-columns: minmax(0, 1fr); margin-top: 8px; }
+.chart svg, .charts svg { display: block; max-width: 100%; height: auto; }
+.chart-box { margin: 0; min-width: 0; }
+.chart-box figcaption { display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0 8px; }
 .chart-title { font-size: 12px; color: var(--muted); }
+.value-label { font-size: 12px; font-weight: 600; font-variant-numeric: tabular-nums; }
+a.search-link { color: var(--accent); text-decoration: none; }
+a.search-link:hover code, a.search-link:focus code { text-decoration: underline; }
+.table-scroll { overflow-x: auto; max-width: 100%; }
 svg text { font: 10px system-ui, sans-serif; fill: var(--muted); }
 table { width: 100%; border-collapse: collapse; font-size: 13px; }
 th, td { text-align: left; padding: 4px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -63,11 +70,29 @@ button.danger.armed { background: var(--bad); color: #fff; }
 .kv dt { color: var(--muted); }
 .kv dd { margin: 0; }
 .hash { margin: 0 0 8px; }
+@media (max-width: 700px) {
+  .bar { flex-wrap: wrap; gap: 4px 12px; padding: 8px 12px; }
+  main { padding: 10px 8px 30px; }
+  .grid { gap: 10px; }
+  .panel { padding: 10px; }
+  .charts { grid-template-columns: minmax(0, 1fr); }
+  .figures { gap: 6px 16px; }
+  .figures div { min-width: 0; flex: 1 1 40%; }
+  .inline input[name=q] { min-width: 0; width: 100%; }
+  .panel > table, .panel > form + table { display: block; overflow-x: auto; }
+  .kv { grid-template-columns: minmax(0, max-content) minmax(0, 1fr); }
+  .signin { margin: 20px 8px; }
+}
 `;
 
 export const CHART_CSS = `
-svg .axis { stroke: var(--line); }
+svg .axis { stroke: #9aa6b2; }
+svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }
 svg .line { fill: none; stroke: var(--c1); stroke-width: 1.6; }
+svg .dot { fill: var(--c1); }
+svg .mark { stroke: var(--warn); stroke-dasharray: 4 3; }
+svg .mark-label { fill: var(--warn); }
+svg .bar.ok { fill: var(--ok); } svg .bar.failed { fill: var(--bad); }
 svg .bar.s-BROADCASTING { fill: var(--c2); } svg .bar.s-SUCCESS { fill: var(--c1); }
 svg .bar.s-MINED { fill: var(--c4); } svg .bar.s-FAILED { fill: var(--c3); }
 `;

@@ -16,6 +16,7 @@ import {
   revokeApiKey,
   setApiKeyRateLimit,
 } from '../../store/api-keys-store.js';
+import { frozenHoldings } from '../../store/freeze-store.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
 import { supply } from '../../store/wallet-queries.js';
 import { availableFundingCount } from '../../usecases/funding-pool.js';
@@ -83,12 +84,62 @@ const MineBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Time = Type.String({ format: 'date-time' });
+const ApiKeyJson = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.Enum([...API_KEY_SCOPES])),
+  rateLimit: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Time,
+  lastUsedAt: Type.Union([Time, Type.Null()]),
+  revokedAt: Type.Union([Time, Type.Null()]),
+});
+const CreatedKey = Type.Object({
+  id: Type.String(),
+  key: Type.String({ description: 'The API key: shown once' }),
+  webhookSecret: Type.String({ description: 'Secret signing the callbacks of this key (Standard Webhooks)' }),
+  name: Type.String(),
+  scopes: Type.Array(Type.Enum([...API_KEY_SCOPES])),
+  rateLimit: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Time,
+});
+/** An amount on the wire (amountJson). */
+export const AmountJson = Type.Object({
+  atomic: Type.Integer({ minimum: 0, description: 'Atomic units' }),
+  tokens: Type.String({ description: 'Decimal token text' }),
+});
+const StatusJson = Type.Object({
+  environment: Type.String(),
+  tokenId: Type.String(),
+  tip: Type.Object({ height: Type.Integer(), hash: Type.String(), time: Type.Integer() }),
+  supply: Type.Object({
+    genesis: AmountJson,
+    circulating: AmountJson,
+    treasury: AmountJson,
+    burned: AmountJson,
+    redeemed: AmountJson,
+  }),
+  fundingPool: Type.Object({ available: Type.Integer() }),
+  tickets: Type.Record(Type.String(), Type.Integer(), { description: 'Tickets by status' }),
+  frozen: Type.Object(
+    { addresses: Type.Integer(), balance: AmountJson },
+    { description: 'The freeze list: how many addresses, and the tokens they hold' },
+  ),
+});
+
 export function adminRoutes(deps: AdminRouteDeps) {
   const { ctx } = deps;
   return (app: AppInstance) => {
     app.post(
       '/v2/admin/keys',
-      { config: admin, schema: { body: CreateKeyBody, querystring: query, response: problemResponses(400) } },
+      {
+        config: admin,
+        schema: {
+          body: CreateKeyBody,
+          querystring: query,
+          response: { 201: CreatedKey, ...problemResponses(400) },
+        },
+      },
       async (request, reply) => {
         const { name = 'api key', scopes = DEFAULT_KEY_SCOPES, rateLimit = null } = request.body;
         try {
@@ -98,7 +149,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
             key: created.key,
             webhookSecret: created.webhookSecret,
             name: created.name,
-            scopes: created.scopes,
+            scopes: [...created.scopes],
             rateLimit: created.rateLimit ?? null,
             createdAt: created.createdAt.toISOString(),
           });
@@ -109,9 +160,16 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
     );
 
-    app.get('/v2/admin/keys', { config: admin, schema: { querystring: query } }, async () => ({
-      keys: (await listApiKeys(ctx.db)).map(apiKeyJson),
-    }));
+    app.get(
+      '/v2/admin/keys',
+      {
+        config: admin,
+        schema: { querystring: query, response: { 200: Type.Object({ keys: Type.Array(ApiKeyJson) }) } },
+      },
+      async () => ({
+        keys: (await listApiKeys(ctx.db)).map(apiKeyJson),
+      }),
+    );
 
     app.patch(
       '/v2/admin/keys/:id',
@@ -122,7 +180,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
           params: KeyIdParams,
           body: UpdateKeyBody,
           querystring: query,
-          response: problemResponses(400, 404),
+          response: { 200: ApiKeyJson, ...problemResponses(400, 404) },
         },
       },
       async (request) => {
@@ -144,7 +202,10 @@ export function adminRoutes(deps: AdminRouteDeps) {
         schema: {
           params: KeyIdParams,
           querystring: query,
-          response: problemResponses(404, 409),
+          response: {
+            200: Type.Object({ id: Type.String(), revokedAt: Time }),
+            ...problemResponses(404, 409),
+          },
         },
       },
       async (request) => {
@@ -166,7 +227,17 @@ export function adminRoutes(deps: AdminRouteDeps) {
 
     app.post(
       '/v2/admin/mint',
-      { config: admin, schema: { body: MintBody, querystring: query, response: problemResponses(400) } },
+      {
+        config: admin,
+        schema: {
+          body: MintBody,
+          querystring: query,
+          response: {
+            200: Type.Object({ ticketId: Type.String(), txid: Type.String() }),
+            ...problemResponses(400),
+          },
+        },
+      },
       async (request) => {
         const amount = parseTokens(request.body.amount);
         const { ticketId, txid } = await mintTokens(ctx, deps.mintKey, { to: request.body.to, amount });
@@ -178,7 +249,16 @@ export function adminRoutes(deps: AdminRouteDeps) {
       '/v2/admin/mine',
       {
         config: admin,
-        schema: { body: MineBody, querystring: query, response: problemResponses(404) },
+        schema: {
+          body: MineBody,
+          querystring: query,
+          response: {
+            200: Type.Object({
+              blocks: Type.Array(Type.Object({ height: Type.Integer(), hash: Type.String() })),
+            }),
+            ...problemResponses(404),
+          },
+        },
         // a bare POST (no body) mines one block
         preValidation: async (request) => {
           request.body ??= {};
@@ -196,37 +276,47 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
     );
 
-    app.get('/v2/admin/status', { config: admin, schema: { querystring: query } }, async () => {
-      const [tip, where, available, tickets, redeemed] = await Promise.all([
-        ctx.ledger.tip(),
-        supply(ctx.db, ctx.token),
-        availableFundingCount(ctx.db),
-        ticketCounts(ctx.db),
-        redeemedAmount(ctx.db, ctx.token.burnAddress),
-      ]);
-      const total = where.circulating + where.treasury + where.burned;
-      if (total !== deps.genesisSupply) {
-        throw new AppError(
-          'INTERNAL',
-          `supply does not balance: genesis ${deps.genesisSupply} <> circulating ${where.circulating} + treasury ${where.treasury} + burned ${where.burned}`,
-        );
-      }
-      return {
-        environment: deps.environment,
-        tokenId: ctx.token.tokenId,
-        tip: tipJson(tip),
-        supply: {
-          genesis: amountJson(deps.genesisSupply),
-          circulating: amountJson(where.circulating),
-          treasury: amountJson(where.treasury),
-          burned: amountJson(where.burned),
-          // Of burned: transfers to the burn address (redemptions), not burn outputs.
-          redeemed: amountJson(redeemed),
-        },
-        fundingPool: { available },
-        tickets,
-      };
-    });
+    app.get(
+      '/v2/admin/status',
+      { config: admin, schema: { querystring: query, response: { 200: StatusJson } } },
+      async () => {
+        const [tip, where, available, tickets, redeemed, frozen] = await Promise.all([
+          ctx.ledger.tip(),
+          supply(ctx.db, ctx.token),
+          availableFundingCount(ctx.db),
+          ticketCounts(ctx.db),
+          redeemedAmount(ctx.db, ctx.token.burnAddress),
+          frozenHoldings(ctx.db),
+        ]);
+        const total = where.circulating + where.treasury + where.burned;
+        if (total !== deps.genesisSupply) {
+          throw new AppError(
+            'INTERNAL',
+            `supply does not balance: genesis ${deps.genesisSupply} <> circulating ${where.circulating} + treasury ${where.treasury} + burned ${where.burned}`,
+          );
+        }
+        return {
+          environment: deps.environment,
+          tokenId: ctx.token.tokenId,
+          tip: tipJson(tip),
+          supply: {
+            genesis: amountJson(deps.genesisSupply),
+            circulating: amountJson(where.circulating),
+            treasury: amountJson(where.treasury),
+            burned: amountJson(where.burned),
+            // Of burned: transfers to the burn address (redemptions), not burn outputs.
+            redeemed: amountJson(redeemed),
+          },
+          fundingPool: { available },
+          tickets,
+          // The freeze list: addresses whose outputs are not cosigned, and what they hold.
+          frozen: {
+            addresses: frozen.length,
+            balance: amountJson(frozen.reduce((sum, f) => sum + f.balance, 0n)),
+          },
+        };
+      },
+    );
   };
 }
 
@@ -252,7 +342,7 @@ function apiKeyJson(k: ApiKeyInfo) {
   return {
     id: k.id,
     name: k.name,
-    scopes: k.scopes,
+    scopes: [...k.scopes],
     rateLimit: k.rateLimit,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import { toJsonNumber } from '../../domain/amount.js';
 import { fundingOutlook, typicalTransferFee } from '../../domain/funding-outlook.js';
 import { AppError } from '../../errors/registry.js';
 import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
+import { deliveryTrend, fundingTrend } from '../../store/console-trends.js';
 import { deliveryStats } from '../../store/delivery-stats.js';
 import { availableReserve } from '../../store/funding-reserve.js';
 import { supplyHistory } from '../../store/supply-history.js';
@@ -133,16 +134,17 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       {
         config: admin,
         schema: {
-          summary: 'The funding pool: outputs, satoshis, transfers left at the current fee, warning level',
+          summary:
+            'The funding pool: outputs, satoshis, transfers left at the current fee, warning level, available outputs over time',
           tags,
-          querystring: query,
+          querystring: windowQuery,
           response: { 200: ConsoleFunding },
         },
       },
-      async () => {
+      async (request) => {
         const rate = await ctx.feeRate();
         const fee = typicalTransferFee(rate);
-        const [rows, reserve] = await Promise.all([
+        const [rows, reserve, trend] = await Promise.all([
           ctx.db.query<{ available: string; usable: string; reserved: string; sats: string }>(
             `SELECT count(*) FILTER (WHERE state = 'available')::text AS available,
                     count(*) FILTER (WHERE state = 'available' AND satoshis >= $1)::text AS usable,
@@ -152,6 +154,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
             [fee.toString()],
           ),
           availableReserve(ctx.db),
+          fundingTrend(ctx.db, ctx.now(), request.query.window ?? WEEK_SECONDS),
         ]);
         const row = rows[0];
         const available = Number(row?.available ?? 0);
@@ -176,6 +179,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           fromReserve: outlook.fromReserve,
           lowWater: deps.poolLowWater,
           level: outlook.level,
+          history: { bucketSeconds: trend.buckets.width, points: trend.points.map((p) => ({ ...p })) },
         };
       },
     );
@@ -185,7 +189,8 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       {
         config: admin,
         schema: {
-          summary: 'Callback deliveries of the last 24 hours: success rate, latency, failing receivers',
+          summary:
+            'Callback deliveries of the last 24 hours: success rate, latency, failing receivers, attempts over time',
           tags,
           querystring: query,
           response: { 200: ConsoleDeliveries },
@@ -193,7 +198,10 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       },
       async () => {
         const since = new Date(ctx.now().getTime() - DAY_MS);
-        const stats = await deliveryStats(ctx.db, since);
+        const [stats, trend] = await Promise.all([
+          deliveryStats(ctx.db, since),
+          deliveryTrend(ctx.db, ctx.now(), DAY_MS / 1000),
+        ]);
         return {
           since: since.toISOString(),
           attempts: stats.attempts,
@@ -202,6 +210,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           latencyMs: stats.latency,
           events: stats.events,
           failingReceivers: stats.failingReceivers.map((r) => ({ ...r, lastAt: r.lastAt.toISOString() })),
+          history: { bucketSeconds: trend.buckets.width, points: trend.points.map((p) => ({ ...p })) },
         };
       },
     );

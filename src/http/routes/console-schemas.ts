@@ -71,6 +71,18 @@ export const ConsoleFunding = Type.Object({
   fromReserve: Type.Integer(),
   lowWater: Type.Integer(),
   level: Type.Enum(['ok', 'low', 'critical', 'empty']),
+  history: Type.Object(
+    {
+      bucketSeconds: Type.Integer(),
+      points: Type.Array(
+        Type.Object({
+          at: Type.Integer({ description: 'Unix seconds: the end of the bucket' }),
+          available: Type.Integer({ description: 'Available pool outputs then' }),
+        }),
+      ),
+    },
+    { description: 'Available pool outputs at the end of each time bucket' },
+  ),
 });
 
 export const ConsoleDeliveries = Type.Object({
@@ -93,6 +105,20 @@ export const ConsoleDeliveries = Type.Object({
       lastError: Nullable(Type.String()),
       lastAt: Time,
     }),
+  ),
+  history: Type.Object(
+    {
+      bucketSeconds: Type.Integer(),
+      points: Type.Array(
+        Type.Object({
+          at: Type.Integer({ description: 'Unix seconds: the start of the bucket' }),
+          attempts: Type.Integer(),
+          succeeded: Type.Integer(),
+          p50Ms: Nullable(Type.Integer({ description: 'Median latency; null when no attempt' })),
+        }),
+      ),
+    },
+    { description: 'Delivery attempts per time bucket over the 24 hours' },
   ),
 });
 

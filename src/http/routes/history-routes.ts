@@ -33,7 +33,8 @@ export const MAX_HISTORY_LIMIT = 100_000;
 const FromScore = Type.Integer({
   minimum: 0,
   maximum: Number.MAX_SAFE_INTEGER,
-  description: 'Minimum score (asc) or, when not 0, maximum score (desc)',
+  description:
+    "Score read up to, excluded: asc answers scores above it, desc scores below it (0: from the newest). Pass the previous page's nextScore.",
 });
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_HISTORY_LIMIT, description: 'Entries at most' });
 /**

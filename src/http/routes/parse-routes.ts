@@ -11,7 +11,7 @@ import { type SourceOutputs, sourceOutputsFrom, sourceTxidsOf } from '../../doma
 import { parseTransaction } from '../../domain/parse-tx.js';
 import { toHex } from '../../domain/script-chunks.js';
 import { AppError } from '../../errors/registry.js';
-import { rawTransaction } from '../../store/feed-queries.js';
+import { rawTransaction, rawTransactions } from '../../store/feed-queries.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import type { RouteDeps } from './route-deps.js';
@@ -131,18 +131,17 @@ export function parseRoutes(deps: RouteDeps) {
   };
   const maxHexLength = 2 * ctx.token.limits.maxTxBytes;
 
-  /** The source outputs of `raw`'s inputs, from the transactions GET /v1/tx serves. */
-  async function sourcesOf(raw: Uint8Array): Promise<SourceOutputs> {
-    const served = new Map<string, Uint8Array>();
-    for (const txid of sourceTxidsOf(raw)) {
-      const source = await rawTransaction(ctx.db, txid);
-      if (source !== null) served.set(txid, source);
-    }
+  /**
+   * The source outputs of `raw`'s inputs, from the transactions GET /v1/tx serves, in one query.
+   * A posted transaction may have at most the transfer input limit (`maxInputs`) of inputs.
+   */
+  async function sourcesOf(raw: Uint8Array, maxInputs?: number): Promise<SourceOutputs> {
+    const served = await rawTransactions(ctx.db, sourceTxidsOf(raw, maxInputs));
     return sourceOutputsFrom(raw, served);
   }
 
-  async function parse(raw: Uint8Array, includeRaw: boolean): Promise<ParseJson> {
-    const sources = await sourcesOf(raw);
+  async function parse(raw: Uint8Array, includeRaw: boolean, maxInputs?: number): Promise<ParseJson> {
+    const sources = await sourcesOf(raw, maxInputs);
     return parseJson(parseTransaction(raw, sources, config, deps.environment, { includeRaw }));
   }
 
@@ -196,7 +195,11 @@ export function parseRoutes(deps: RouteDeps) {
         }
         if (!HEX.test(rawtx))
           throw new AppError('INVALID_TX', 'rawtx is not hex (an even number of hex digits)');
-        return parse(new Uint8Array(Buffer.from(rawtx, 'hex')), includeRaw === true);
+        return parse(
+          new Uint8Array(Buffer.from(rawtx, 'hex')),
+          includeRaw === true,
+          ctx.token.limits.maxInputs,
+        );
       },
     );
   };

@@ -8,6 +8,7 @@ import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-que
 import { tokenOutputAt, unspentOutputs } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
+import { okList, okRef } from '../schemas/responses.js';
 import { addressListSchema, checkAddresses } from './address-list.js';
 import type { RouteDeps } from './route-deps.js';
 import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
@@ -20,6 +21,10 @@ const BalanceList = Type.Array(
     amt: Type.Integer({ description: 'Balance, atomic units' }),
     precised: Type.Number({ description: 'Balance in tokens (amt / 10^decimals)' }),
   }),
+  {
+    description: 'One balance per address asked, in the order asked',
+    examples: [[{ address: '1AlicexxxxxxxxxxxxxxxxxxxxxxxxxxxX', amt: 1250000, precised: 12.5 }]],
+  },
 );
 const V1_UTXO_CAP = 10_000;
 const OUTPOINT = /^([0-9a-fA-F]{64})_(0|[1-9]\d{0,9})$/;
@@ -29,8 +34,16 @@ export function readRoutes(deps: RouteDeps) {
   const addresses = addressListSchema(deps.maxAddresses);
   const balances = cachedBalanceReader(ctx.db);
   return (app: AppInstance) => {
-    app.get('/v1/config', { config: read, schema: { querystring: Type.Object(authTokenQuery) } }, async () =>
-      configJson(ctx.token),
+    app.get(
+      '/v1/config',
+      {
+        config: read,
+        schema: {
+          querystring: Type.Object(authTokenQuery),
+          response: { 200: okRef('TokenConfig', 'The token') },
+        },
+      },
+      async () => configJson(ctx.token),
     );
 
     app.get(
@@ -40,10 +53,10 @@ export function readRoutes(deps: RouteDeps) {
         schema: {
           querystring: Type.Object({
             ...authTokenQuery,
-            from: Type.Optional(SafeInteger),
+            from: Type.Optional({ ...SafeInteger, description: 'Lowest score answered (included)' }),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
           }),
-          response: problemResponses(400),
+          response: { 200: okList('SyncRecord', 'Records by score, ascending'), ...problemResponses(400) },
         },
       },
       async (request) => {
@@ -61,10 +74,20 @@ export function readRoutes(deps: RouteDeps) {
           body: addresses,
           querystring: Type.Object({
             ...authTokenQuery,
-            from: Type.Optional(SafeInteger),
-            limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+            from: Type.Optional({
+              ...SafeInteger,
+              description:
+                "Score read up to, excluded: asc answers scores above it, desc scores below it (0: from the start). Pass the last score of the previous page (the client's nextScore).",
+            }),
+            limit: Type.Optional(
+              Type.Integer({ minimum: 0, maximum: 100_000, description: 'Per address; 0: all' }),
+            ),
             order: Type.Optional(Order),
           }),
+          response: {
+            200: okList('SyncRecord', 'Records concerning the addresses, by score'),
+            ...problemResponses(400),
+          },
         },
       },
       async (request) => {
@@ -87,6 +110,10 @@ export function readRoutes(deps: RouteDeps) {
             size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
             order: Type.Optional(Order),
           }),
+          response: {
+            200: okList('Utxo', 'Unspent token outputs of the addresses'),
+            ...problemResponses(400),
+          },
         },
       },
       async (request) => {
@@ -105,7 +132,14 @@ export function readRoutes(deps: RouteDeps) {
       '/v1/utxos',
       {
         config: { ...read, deprecatedBy: '/v2/utxos' },
-        schema: { body: addresses, querystring: Type.Object(authTokenQuery) },
+        schema: {
+          body: addresses,
+          querystring: Type.Object(authTokenQuery),
+          response: {
+            200: okList('Utxo', 'Unspent token outputs (at most 10,000)'),
+            ...problemResponses(400),
+          },
+        },
       },
       async (request) => {
         const query = {
@@ -125,7 +159,7 @@ export function readRoutes(deps: RouteDeps) {
         schema: {
           body: addresses,
           querystring: Type.Object(authTokenQuery),
-          response: { 200: BalanceList },
+          response: { 200: BalanceList, ...problemResponses(400) },
         },
       },
       async (request) => {
@@ -147,6 +181,7 @@ export function readRoutes(deps: RouteDeps) {
         schema: {
           params: Type.Object({ outpoint: Type.String({ description: '<txid>_<vout>' }) }),
           querystring: Type.Object(authTokenQuery),
+          response: { 200: okRef('Utxo', 'The token output, spent or not'), ...problemResponses(400, 404) },
         },
       },
       async (request) => {
@@ -165,7 +200,11 @@ export function readRoutes(deps: RouteDeps) {
       '/v1/tx/:txid',
       {
         config: read,
-        schema: { params: Type.Object({ txid: Type.String() }), querystring: Type.Object(authTokenQuery) },
+        schema: {
+          params: Type.Object({ txid: Type.String({ description: 'Transaction ID (64 hex digits)' }) }),
+          querystring: Type.Object(authTokenQuery),
+          response: { 200: okRef('RawTx', 'The raw transaction'), ...problemResponses(400, 404) },
+        },
       },
       async (request) => {
         const { txid } = request.params;

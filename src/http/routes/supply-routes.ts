@@ -55,6 +55,58 @@ const PaymentBody = Type.Object(
   { additionalProperties: false },
 );
 
+const Amount = Type.Object({ atomic: Type.Integer({ minimum: 0 }), tokens: Type.String() });
+const Reserve = Type.Object({ outpoint: Type.String(), satoshis: Type.Integer({ minimum: 0 }) });
+const Split = Type.Object({ circulating: Amount, treasury: Amount, burned: Amount, redeemed: Amount });
+const Burned = Type.Object({
+  ticketId: Type.String(),
+  txid: Type.String(),
+  from: Type.String(),
+  amount: Amount,
+});
+const Funding = Type.Object({
+  address: Type.String({ description: 'Pay satoshis here to fund the pool' }),
+  pool: Type.Object({
+    available: Type.Integer(),
+    availableSatoshis: Type.Integer(),
+    reserved: Type.Integer(),
+    lowWater: Type.Integer(),
+    low: Type.Boolean(),
+  }),
+  reserve: Type.Union([Reserve, Type.Null()], { description: 'The largest reserve output' }),
+  reserves: Type.Array(Reserve),
+  reserveSatoshis: Type.Integer(),
+});
+const Payment = Type.Object({
+  txid: Type.String(),
+  outputs: Type.Array(Reserve),
+  recorded: Type.Array(Reserve),
+  alreadyRecorded: Type.Boolean(),
+});
+const Audit = Type.Object({
+  ok: Type.Boolean(),
+  transactions: Type.Integer(),
+  outputs: Type.Integer(),
+  supply: Type.Object({ index: Split, recomputed: Split }),
+  balanceDifferences: Type.Array(Type.Object({ address: Type.String(), index: Amount, recomputed: Amount })),
+  outputDifferences: Type.Array(
+    Type.Object({
+      outpoint: Type.String(),
+      field: Type.Enum(['presence', 'owner', 'amount', 'op', 'spent']),
+      index: Type.String(),
+      recomputed: Type.String(),
+    }),
+  ),
+  failedOnLedger: Type.Array(
+    Type.Object({
+      txid: Type.String(),
+      status: Type.Enum(['mempool', 'mined']),
+      height: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+    { description: 'Failed transactions the ledger holds after all (their inputs were released).' },
+  ),
+});
+
 function reserveJson(o: ReserveOutput) {
   return { outpoint: `${o.txid}_${o.vout}`, satoshis: toJsonNumber(o.satoshis) };
 }
@@ -80,7 +132,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           tags: ['admin'],
           body: BurnBody,
           querystring: query,
-          response: problemResponses(400),
+          response: { 200: Burned, ...problemResponses(400) },
         },
       },
       async (request) => {
@@ -98,6 +150,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           summary: 'The funding pool: address to pay and level',
           tags: ['admin'],
           querystring: query,
+          response: { 200: Funding },
         },
       },
       async () => {
@@ -138,7 +191,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           tags: ['admin'],
           body: PaymentBody,
           querystring: query,
-          response: problemResponses(400, 404, 422, 503),
+          response: { 200: Payment, ...problemResponses(400, 404, 422, 503) },
         },
       },
       async (request) => {
@@ -170,10 +223,11 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           summary: 'Recompute balances and supply from the transactions and compare with the index',
           tags: ['admin'],
           querystring: query,
+          response: { 200: Audit },
         },
       },
       async () => {
-        const report = await auditLedger(ctx.db, ctx.token);
+        const report = await auditLedger(ctx.db, ctx.token, ctx.ledger);
         return {
           ok: report.ok,
           transactions: report.transactions,
@@ -184,7 +238,8 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
             index: amountJson(d.index),
             recomputed: amountJson(d.recomputed),
           })),
-          outputDifferences: report.outputDifferences,
+          outputDifferences: report.outputDifferences.map((d) => ({ ...d })),
+          failedOnLedger: report.failedOnLedger.map((d) => ({ ...d })),
         };
       },
     );

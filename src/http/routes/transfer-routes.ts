@@ -1,5 +1,5 @@
-// Submitting transfers (v2: a ticket ID at once; v1: waits for the network's answer) and
-// reading tickets.
+// Submitting transfers (v2: the ticket ID once its batch has committed, broadcasting going on;
+// v1: waits for the network's answer) and reading tickets. Broadcasting is the use case's.
 import { type Static, Type } from 'typebox';
 import {
   type CallbackAllowList,
@@ -9,15 +9,15 @@ import {
 } from '../../callbacks/address-guard.js';
 import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
-import { ticketJson } from '../../domain/ticket.js';
+import { maySeeCallbackUrl, ticketJson } from '../../domain/ticket.js';
 import { AppError } from '../../errors/registry.js';
 import { ticketById } from '../../store/ticket-queries.js';
-import { broadcastTicket } from '../../usecases/broadcast-ticket.js';
 import { submitTransfer } from '../../usecases/submit-transfer.js';
 import type { AppInstance } from '../app.js';
 import { principalOf } from '../auth.js';
 import { idempotencyHooks } from '../idempotency.js';
-import { authTokenQuery } from '../schemas/common.js';
+import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { okRef } from '../schemas/responses.js';
 import type { RouteDeps } from './route-deps.js';
 import { base64 } from './wire.js';
 
@@ -26,6 +26,17 @@ const TransferBody = Type.Object({
   callback_url: Type.Optional(Type.String({ maxLength: 2048 })),
   callback_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 });
+
+/** POST /v2/transfer answers the ticket ID as text (what the reference client reads), or JSON when asked. */
+const TicketAnswer = {
+  description: 'The ticket ID: text/plain by default, JSON with Accept: application/json',
+  content: {
+    'text/plain': {
+      schema: Type.String({ format: 'uuid', examples: ['3f1c7a0e-8a52-4c8e-9d0b-6f1e2a3b4c5d'] }),
+    },
+    'application/json': { schema: Type.Ref('TicketId') },
+  },
+};
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -61,17 +72,15 @@ export function transferRoutes(deps: TransferRouteDeps) {
       '/v2/transfer',
       {
         config: { scope: 'submit' },
-        schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+        schema: {
+          body: TransferBody,
+          querystring: Type.Object(authTokenQuery),
+          response: { 200: TicketAnswer, ...problemResponses(400, 422, 503) },
+        },
         ...idempotent,
       },
       async (request, reply) => {
         const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);
-        const ticket = await ticketById(ctx.db, ticketId);
-        if (ticket !== null && ticket.status === 'BROADCASTING') {
-          void broadcastTicket(ctx, ticket.txid, ticket.rawTx).catch((err) =>
-            ctx.log.error({ err, ticketId }, 'broadcast after submission failed; the tracker will retry'),
-          );
-        }
         if (wantsJson(request.headers.accept)) return reply.type('application/json').send({ ticketId });
         return reply.type('text/plain; charset=utf-8').send(ticketId);
       },
@@ -81,26 +90,27 @@ export function transferRoutes(deps: TransferRouteDeps) {
       '/v1/transfer',
       {
         config: { scope: 'submit', deprecatedBy: '/v2/transfer' },
-        schema: { body: TransferBody, querystring: Type.Object(authTokenQuery) },
+        schema: {
+          body: TransferBody,
+          querystring: Type.Object(authTokenQuery),
+          response: {
+            200: okRef('RawTx', 'The cosigned transaction, once the ledger took it'),
+            ...problemResponses(400, 422, 503),
+          },
+        },
         ...idempotent,
       },
       async (request) => {
-        const { ticketId } = await accept(request.body, principalOf(request)?.id ?? null);
-        const ticket = await ticketById(ctx.db, ticketId);
-        if (ticket === null) throw new Error(`ticket ${ticketId} vanished after submission`);
-        if (ticket.status === 'FAILED')
-          throw new AppError('BROADCAST_REJECTED', ticket.errors ?? 'transfer failed');
-        if (ticket.status === 'BROADCASTING') {
-          const outcome = await broadcastTicket(ctx, ticket.txid, ticket.rawTx);
-          if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
-          if (outcome.kind === 'unavailable') {
-            throw new AppError(
-              'LEDGER_UNAVAILABLE',
-              `the ledger did not answer; ticket ${ticketId} will be broadcast again`,
-            );
-          }
+        const submitted = await accept(request.body, principalOf(request)?.id ?? null);
+        const outcome = await submitted.broadcast;
+        if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
+        if (outcome.kind === 'unavailable') {
+          throw new AppError(
+            'LEDGER_UNAVAILABLE',
+            `the ledger did not answer; ticket ${submitted.ticketId} will be broadcast again`,
+          );
         }
-        return { rawtx: base64(ticket.rawTx) };
+        return { rawtx: base64(submitted.rawTx) };
       },
     );
 
@@ -113,6 +123,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
             ...authTokenQuery,
             ticketID: Type.String({ minLength: 1, maxLength: 64 }),
           }),
+          response: { 200: okRef('Ticket', 'The ticket'), ...problemResponses(400, 404) },
         },
       },
       async (request) => {
@@ -121,7 +132,8 @@ export function transferRoutes(deps: TransferRouteDeps) {
           throw new AppError('INVALID_PARAMETER', `ticketID is not a ticket ID: ${ticketID}`);
         const ticket = await ticketById(ctx.db, ticketID.toLowerCase());
         if (ticket === null) throw new AppError('NOT_FOUND', 'record not found');
-        return ticketJson(ticket);
+        const whole = maySeeCallbackUrl(ticket.apiKeyId, principalOf(request));
+        return ticketJson(ticket, { callbackUrl: whole ? 'whole' : 'redacted' });
       },
     );
   };

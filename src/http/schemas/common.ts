@@ -15,8 +15,32 @@ export const ProblemSchema = Type.Object(
     detail: Type.String({ description: 'What happened, for this request' }),
     code: Type.Enum(CODES, { description: 'Stable machine-readable code' }),
     message: Type.String({ description: 'Same as detail (read by older clients)' }),
+    invalidParams: Type.Optional(
+      Type.Array(
+        Type.Object({
+          in: Type.String({ description: 'body, query, path or header' }),
+          name: Type.String(),
+          reason: Type.String(),
+        }),
+        { description: 'Each parameter that failed its check (RFC 9457 extension)' },
+      ),
+    ),
   },
-  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
+  {
+    $id: 'Problem',
+    additionalProperties: true,
+    description: 'RFC 9457 problem details',
+    examples: [
+      {
+        type: 'https://tokenproxy.dev/errors/INVALID_ADDRESS',
+        title: 'Invalid address',
+        status: 400,
+        detail: 'invalid address: 1NotAnAddress',
+        code: 'INVALID_ADDRESS',
+        message: 'invalid address: 1NotAnAddress',
+      },
+    ],
+  },
 );
 
 /** Query property carrying the API key; spread it into a querystring schema's properties. */

@@ -1,4 +1,5 @@
-// The production ledger: ARC over HTTP. Broadcast is POST /v1/tx (hex), status GET /v1/tx/{txid},
+// The production ledger: ARC over HTTP. Broadcast is POST /v1/tx (hex), several at once POST
+// /v1/txs (hex lines), status GET /v1/tx/{txid},
 // fee GET /v1/policy. Status changes reach subscribers from ARC's callbacks (handleArcCallback,
 // the fast path) and from polling the watched txids (the guarantee). Limits, documented in
 // src/ledger/arc/README.md: ARC serves no raw transactions (rawTransaction answers from a cache
@@ -73,7 +74,7 @@ class HttpArcLedger implements ArcLedger {
   }
 
   broadcast(rawTx: Uint8Array): Promise<BroadcastResult> {
-    const txid = Buffer.from(sha256d(rawTx)).reverse().toString('hex');
+    const txid = txidOf(rawTx);
     const pending = this.inflight.get(txid);
     if (pending !== undefined) return pending;
     remember(this.raws, txid, rawTx.slice(), this.opts.rawCacheSize ?? MEMORY);
@@ -150,23 +151,114 @@ class HttpArcLedger implements ArcLedger {
     this.listeners.clear();
   }
 
-  private async send(txid: string, hex: string): Promise<BroadcastResult> {
+  /**
+   * POST /v1/txs with the transactions as hex lines. ARC answers an array of statuses and
+   * problems, successes first (not in the order sent), so items are matched by txid. An item the
+   * answer leaves out is sent alone (POST /v1/tx, the same bytes); a whole-request refusal (one
+   * unreadable transaction makes ARC refuse the batch) or a missing route sends each alone too, so
+   * one bad transaction never fails the others. Retries resend the same body byte for byte.
+   */
+  broadcastMany(rawTxs: readonly Uint8Array[]): Promise<BroadcastResult[]> {
+    const answers: Promise<BroadcastResult>[] = [];
+    const batch = new Map<string, { hex: string; answer: Promise<BroadcastResult> }>();
+    let release!: (results: Map<string, Promise<BroadcastResult>>) => void;
+    const sent = new Promise<Map<string, Promise<BroadcastResult>>>((resolve) => {
+      release = resolve;
+    });
+    for (const raw of rawTxs) {
+      const txid = txidOf(raw);
+      const pending = this.inflight.get(txid) ?? batch.get(txid)?.answer;
+      if (pending !== undefined) {
+        answers.push(pending);
+        continue;
+      }
+      remember(this.raws, txid, raw.slice(), this.opts.rawCacheSize ?? MEMORY);
+      const answer = sent.then((results) => results.get(txid)!).finally(() => this.inflight.delete(txid));
+      this.inflight.set(txid, answer);
+      batch.set(txid, { hex: Buffer.from(raw).toString('hex'), answer });
+      answers.push(answer);
+    }
+    if (batch.size > 0) {
+      const items = [...batch].map(([txid, { hex }]) => ({ txid, hex }));
+      this.sendMany(items).then(
+        (results) => release(results),
+        (err: unknown) => release(new Map(items.map((i) => [i.txid, Promise.reject(err)]))),
+      );
+    }
+    return Promise.all(answers);
+  }
+
+  private async sendMany(
+    items: readonly { txid: string; hex: string }[],
+  ): Promise<Map<string, Promise<BroadcastResult>>> {
+    const alone = (item: { txid: string; hex: string }) => this.sendAlone(item.txid, item.hex);
+    const reply = await this.client.request('POST', '/v1/txs', {
+      body: items.map((i) => i.hex).join('\n'),
+      headers: this.broadcastHeaders(),
+    });
+    const results = new Map<string, Promise<BroadcastResult>>();
+    const answered = new Map<string, BroadcastFields>();
+    if (reply.status === 200 && Array.isArray(reply.body)) {
+      for (const entry of reply.body as unknown[]) {
+        const fields = (entry ?? {}) as BroadcastFields;
+        if (typeof fields.txid === 'string') answered.set(fields.txid.toLowerCase(), fields);
+      }
+    }
+    for (const item of items) {
+      const fields = answered.get(item.txid);
+      results.set(
+        item.txid,
+        fields === undefined
+          ? alone(item)
+          : this.resultOf(item.txid, typeof fields.status === 'number' ? fields.status : 200, fields),
+      );
+    }
+    await Promise.allSettled(results.values());
+    return results;
+  }
+
+  /** One transaction by POST /v1/tx; ARC out of reach becomes a retryable refusal of it alone. */
+  private async sendAlone(txid: string, hex: string): Promise<BroadcastResult> {
+    try {
+      return await this.send(txid, hex);
+    } catch (err) {
+      if (!(err instanceof LedgerUnavailableError)) throw err;
+      return { ok: false, txid, arcCode: 409, reason: err.message, retryable: true };
+    }
+  }
+
+  private broadcastHeaders(): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'text/plain' };
     if (this.opts.callbackUrl !== undefined) {
       headers['x-callbackurl'] = this.opts.callbackUrl;
       if (this.opts.callbackToken !== undefined) headers['x-callbacktoken'] = this.opts.callbackToken;
       headers['x-fullstatusupdates'] = String(this.opts.fullStatusUpdates ?? true);
     }
-    const reply = await this.client.request('POST', '/v1/tx', { body: hex, headers });
-    const fields = (reply.body ?? {}) as ArcStatusFields & {
-      status?: unknown;
-      detail?: unknown;
-      title?: unknown;
-    };
-    if (reply.status === 200) {
+    return headers;
+  }
+
+  private async send(txid: string, hex: string): Promise<BroadcastResult> {
+    const reply = await this.client.request('POST', '/v1/tx', {
+      body: hex,
+      headers: this.broadcastHeaders(),
+    });
+    if (reply.status === 404) throw new LedgerUnavailableError(`ARC has no POST /v1/tx at ${this.opts.url}`);
+    return this.resultOf(txid, reply.status, (reply.body ?? {}) as BroadcastFields);
+  }
+
+  /** A broadcast's answer (POST /v1/tx, or one item of POST /v1/txs) as the port's result. */
+  private async resultOf(
+    txid: string,
+    httpStatus: number,
+    fields: BroadcastFields,
+  ): Promise<BroadcastResult> {
+    if (httpStatus === 200) {
       const status = await this.statusOf(txid, fields);
       if (status === null) return { ok: true, txid, status: { kind: 'unknown' } };
-      this.observe(txid, status, timestampMs(fields.timestamp), true);
+      // A broadcast's answer goes to its caller (applied as such: its mempool never takes a
+      // mined ticket back), not to subscribers: told as a push, an answer ARC gave before the
+      // block came could land after another process recorded the block, and undo it.
+      this.observe(txid, status, timestampMs(fields.timestamp), true, false);
       if (status.kind === 'rejected') {
         const code = /\b(4[67]\d)\b/.exec(status.reason)?.[1];
         return {
@@ -179,8 +271,7 @@ class HttpArcLedger implements ArcLedger {
       }
       return { ok: true, txid, status };
     }
-    if (reply.status === 404) throw new LedgerUnavailableError(`ARC has no POST /v1/tx at ${this.opts.url}`);
-    const arcCode = typeof fields.status === 'number' ? fields.status : reply.status;
+    const arcCode = typeof fields.status === 'number' ? fields.status : httpStatus;
     const reason = [fields.extraInfo, fields.detail, fields.title].find(
       (t) => typeof t === 'string' && t !== '',
     );
@@ -188,7 +279,7 @@ class HttpArcLedger implements ArcLedger {
       ok: false,
       txid,
       arcCode,
-      reason: typeof reason === 'string' ? reason : `ARC answered ${reply.status}`,
+      reason: typeof reason === 'string' ? reason : `ARC answered ${httpStatus}`,
       retryable: RETRYABLE_CODES.has(arcCode),
     };
   }
@@ -234,7 +325,13 @@ class HttpArcLedger implements ArcLedger {
    * Tells subscribers about a status unless it is the one they already have, or (unless `current`)
    * older than it by ARC's timestamps: callbacks may arrive out of order.
    */
-  private observe(txid: string, status: TxStatus, at: number | null, current = false): boolean {
+  private observe(
+    txid: string,
+    status: TxStatus,
+    at: number | null,
+    current = false,
+    notify = true,
+  ): boolean {
     if (status.kind === 'mined' && (this.highest === null || status.height > this.highest.height)) {
       this.highest = { height: status.height, hash: status.blockHash, time: status.blockTime };
     }
@@ -246,6 +343,7 @@ class HttpArcLedger implements ArcLedger {
     }
     if (previous !== undefined && !current && at !== null && at < previous.at) return false;
     remember(this.last, txid, { key, at: at ?? previous?.at ?? 0 }, MEMORY);
+    if (!notify) return true;
     for (const listener of this.listeners) {
       try {
         listener(txid, status);
@@ -255,6 +353,12 @@ class HttpArcLedger implements ArcLedger {
     }
     return true;
   }
+}
+
+type BroadcastFields = ArcStatusFields & { status?: unknown; detail?: unknown; title?: unknown };
+
+function txidOf(rawTx: Uint8Array): string {
+  return Buffer.from(sha256d(rawTx)).reverse().toString('hex');
 }
 
 function statusKey(status: TxStatus): string {

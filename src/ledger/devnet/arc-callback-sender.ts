@@ -2,7 +2,9 @@
 // X-CallbackToken as `Authorization: Bearer`, every status with X-FullStatusUpdates, otherwise
 // only REJECTED, MINED_IN_STALE_BLOCK and MINED. Each target gets its statuses in order; a
 // failed delivery (non-2xx, network error, timeout) is retried a few times with backoff, then
-// dropped. Registrations live in memory: after a restart, polling is the guarantee (as with ARC).
+// dropped. With X-CallbackBatch a target gets `{count, callbacks: [...]}` instead: the statuses
+// told within `batchWindowMs` go in one POST (in order). Registrations live in memory: after a
+// restart, polling is the guarantee (as with ARC).
 import type { ArcTxStatus } from '../arc/arc-status.js';
 import { type ArcStatusBody, callbackBody } from './arc-responses.js';
 
@@ -10,6 +12,8 @@ export interface CallbackTarget {
   readonly url: string;
   readonly token?: string;
   readonly fullStatusUpdates: boolean;
+  /** X-CallbackBatch: statuses are posted in batches `{count, callbacks}`. */
+  readonly batch?: boolean;
 }
 
 export interface CallbackSenderOptions {
@@ -20,6 +24,8 @@ export interface CallbackSenderOptions {
   /** Per attempt. Default 5000 ms (ARC's). */
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** How long a batch target's statuses are gathered before one POST. Default 50 ms. */
+  readonly batchWindowMs?: number;
 }
 
 const FINAL_NOTICES: ReadonlySet<ArcTxStatus> = new Set(['REJECTED', 'MINED_IN_STALE_BLOCK', 'MINED']);
@@ -27,6 +33,12 @@ const FINAL_NOTICES: ReadonlySet<ArcTxStatus> = new Set(['REJECTED', 'MINED_IN_S
 export class ArcCallbackSender {
   private readonly targets = new Map<string, CallbackTarget[]>();
   private readonly queues = new Map<string, Promise<void>>();
+  /** Batch targets' statuses not yet posted, by target key. */
+  private readonly gathered = new Map<
+    string,
+    { target: CallbackTarget; bodies: Record<string, unknown>[] }
+  >();
+  private readonly batchWindowMs: number;
   private readonly stop = new AbortController();
   private readonly retries: number;
   private readonly retryDelayMs: number;
@@ -38,6 +50,7 @@ export class ArcCallbackSender {
     this.retryDelayMs = opts.retryDelayMs ?? 200;
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.fetch = opts.fetch ?? globalThis.fetch;
+    this.batchWindowMs = opts.batchWindowMs ?? 50;
   }
 
   /** Registers a target for `txid` (once per URL and token). */
@@ -47,24 +60,50 @@ export class ArcCallbackSender {
     this.targets.set(txid, list);
   }
 
+  private enqueue(key: string, send: () => Promise<void>): void {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const next = previous.then(send);
+    this.queues.set(key, next);
+    void next.finally(() => {
+      if (this.queues.get(key) === next) this.queues.delete(key);
+    });
+  }
+
+  /** Gathers `body` for a batch target; the first status of a window schedules its POST. */
+  private gather(target: CallbackTarget, body: Record<string, unknown>): void {
+    const key = `batch ${target.url} ${target.token ?? ''}`;
+    const open = this.gathered.get(key);
+    if (open !== undefined) {
+      open.bodies.push(body);
+      return;
+    }
+    const batch = { target, bodies: [body] };
+    this.gathered.set(key, batch);
+    const flush = () => {
+      if (this.gathered.get(key) !== batch) return;
+      this.gathered.delete(key);
+      this.enqueue(key, () => this.deliver(target, { count: batch.bodies.length, callbacks: batch.bodies }));
+    };
+    // Registered as a queue entry too, so close() waits for it.
+    this.enqueue(`${key} window`, () => sleep(this.batchWindowMs, this.stop.signal).then(flush));
+  }
+
   /** Sends `body` to the targets of its txid that want this status. */
   notify(body: ArcStatusBody, only?: CallbackTarget): void {
     for (const target of only === undefined ? (this.targets.get(body.txid) ?? []) : [only]) {
       if (!target.fullStatusUpdates && !FINAL_NOTICES.has(body.txStatus)) continue;
-      const key = `${body.txid} ${target.url}`;
-      const previous = this.queues.get(key) ?? Promise.resolve();
-      const next = previous.then(() => this.deliver(target, callbackBody(body)));
-      this.queues.set(key, next);
-      void next.finally(() => {
-        if (this.queues.get(key) === next) this.queues.delete(key);
-      });
+      if (target.batch === true) {
+        this.gather(target, callbackBody(body));
+        continue;
+      }
+      this.enqueue(`${body.txid} ${target.url}`, () => this.deliver(target, callbackBody(body)));
     }
   }
 
   /** Stops retrying and waits for deliveries under way. */
   async close(): Promise<void> {
     this.stop.abort();
-    await Promise.allSettled([...this.queues.values()]);
+    while (this.queues.size > 0) await Promise.allSettled([...this.queues.values()]);
   }
 
   private async deliver(target: CallbackTarget, body: Record<string, unknown>): Promise<void> {

@@ -1,7 +1,8 @@
 // The devnet's ARC API over HTTP (node:http, 127.0.0.1 by default), so anything that speaks
 // ARC (the arc adapter, @bsv/sdk's ARC broadcaster, curl) can use the devnet. Routes:
 //   POST /v1/tx      raw hex / EF / BEEF as text/plain, {"rawTx": hex} as JSON, or bytes
-//   POST /v1/txs     hex lines, [{"rawTx": hex}, ...], or concatenated raw bytes; answers an array
+//   POST /v1/txs     hex lines, [{"rawTx": hex}, ...], or concatenated raw bytes; answers an array,
+//                    one status (or problem) per transaction, in the order given
 //   GET  /v1/tx/:id  status (404 when unknown)      GET /v1/policy      GET /v1/health
 //   POST /devnet/mine?blocks=N                       GET /devnet/tip    GET /devnet/blocks/:height
 //   POST /devnet/reorg?depth=N[&drop=txid,txid]      (JSON body {drop?, include?: [hex]} also taken)
@@ -10,7 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Transaction, Utils } from '@bsv/sdk';
-import { LedgerUnavailableError } from '../port.js';
+import { type BroadcastResult, LedgerUnavailableError } from '../port.js';
 import { ArcCallbackSender, type CallbackSenderOptions, type CallbackTarget } from './arc-callback-sender.js';
 import { healthBody, policyBody, problem, statusBody, submitBody } from './arc-responses.js';
 import type { Devnet } from './devnet.js';
@@ -59,9 +60,10 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
       : { code: 200, body };
   };
 
-  const submit = async (bytes: Uint8Array | null, callback: CallbackTarget | null): Promise<Reply> => {
-    if (bytes === null) return { code: 463, body: problem(463, 'transaction is not hex of whole bytes') };
-    const result = await devnet.broadcast(bytes);
+  const notHex = (): Reply => ({ code: 463, body: problem(463, 'transaction is not hex of whole bytes') });
+
+  /** The answer to one submitted transaction, as POST /v1/tx gives it (and each item of /v1/txs). */
+  const answer = async (result: BroadcastResult, callback: CallbackTarget | null): Promise<Reply> => {
     const status = await devnet.status(result.txid);
     if (callback !== null && status.kind !== 'unknown') {
       sender.register(result.txid, callback);
@@ -95,13 +97,22 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
       return statusReply(txid);
     }
     if (method === 'POST' && path === '/v1/tx') {
-      return submit(submittedTx(req, await readBody(req, maxBody)), callbackOf(req));
+      const bytes = submittedTx(req, await readBody(req, maxBody));
+      const callback = callbackOf(req);
+      return bytes === null ? notHex() : answer(await devnet.broadcast(bytes), callback);
     }
     if (method === 'POST' && path === '/v1/txs') {
+      // All at once (one journal sync), in the order given; each item answered as POST /v1/tx
+      // answers it (a refusal is an item of the array, the HTTP status stays 200).
       const txs = submittedTxs(req, await readBody(req, maxBody));
       const callback = callbackOf(req);
+      const valid = txs.filter((bytes): bytes is Uint8Array => bytes !== null);
+      const results = await devnet.broadcastMany(valid);
       const replies: unknown[] = [];
-      for (const bytes of txs) replies.push((await submit(bytes, callback)).body);
+      let next = 0;
+      for (const bytes of txs) {
+        replies.push((bytes === null ? notHex() : await answer(results[next++]!, callback)).body);
+      }
       return { code: 200, body: replies };
     }
     if (method === 'GET' && path === '/devnet/tip') return { code: 200, body: await devnet.tip() };
@@ -194,6 +205,7 @@ function callbackOf(req: IncomingMessage): CallbackTarget | null {
     url,
     ...(token !== undefined && { token }),
     fullStatusUpdates: headerOf(req, 'x-fullstatusupdates')?.toLowerCase() === 'true',
+    batch: headerOf(req, 'x-callbackbatch')?.toLowerCase() === 'true',
   };
 }
 

@@ -104,16 +104,17 @@ class EmbeddedDevnet implements Devnet {
 
   async broadcast(rawTx: Uint8Array): Promise<BroadcastResult> {
     this.ensureOpen();
-    const decoded = decodeSubmission(rawTx);
-    if (!decoded.ok) {
-      return { ok: false, txid: txidOf(rawTx), arcCode: 463, reason: decoded.reason, retryable: false };
-    }
-    if (decoded.format === 'beef') {
-      for (const ancestor of decoded.ancestors) if (!this.state.has(ancestor.txid)) this.submit(ancestor);
-    }
-    const result = this.submit(decoded.tx);
+    const result = this.accept(rawTx);
     await this.commit();
     return result;
+  }
+
+  /** Each in order (a later one may spend an earlier one's outputs), then one journal sync for all. */
+  async broadcastMany(rawTxs: readonly Uint8Array[]): Promise<BroadcastResult[]> {
+    this.ensureOpen();
+    const results = rawTxs.map((raw) => this.accept(raw));
+    await this.commit();
+    return results;
   }
 
   async status(txid: string): Promise<TxStatus> {
@@ -242,6 +243,18 @@ class EmbeddedDevnet implements Devnet {
     if (this.timer !== null) clearInterval(this.timer);
     await this.journal.close();
     this.releaseLock();
+  }
+
+  /** Decodes a submission (raw, EF or BEEF: unknown ancestors first) and accepts it, not yet synced. */
+  private accept(rawTx: Uint8Array): BroadcastResult {
+    const decoded = decodeSubmission(rawTx);
+    if (!decoded.ok) {
+      return { ok: false, txid: txidOf(rawTx), arcCode: 463, reason: decoded.reason, retryable: false };
+    }
+    if (decoded.format === 'beef') {
+      for (const ancestor of decoded.ancestors) if (!this.state.has(ancestor.txid)) this.submit(ancestor);
+    }
+    return this.submit(decoded.tx);
   }
 
   /** Validates and accepts one transaction (journaled, notification queued); answers its result. */

@@ -1,0 +1,136 @@
+// bench:verdicts — statements and round trips per transfer on the ledger-verdict path, counted
+// through a Db proxy (every query is one round trip; a transaction adds BEGIN and COMMIT), on
+// PGlite (the statements are the same on PostgreSQL). A transfer's verdicts after its
+// submission: the broadcast's answer (mempool), the push of its block (mined), and the
+// tracker's looks until it is final. Applied one by one (`applyLedgerStatus` per verdict, as
+// before batches) and in batches of `BATCH` (applyLedgerStatuses), when this tree has them.
+// Counting, not timing: the figures are exact and do not depend on the machine.
+import type { TxStatus } from '../src/ledger/port.js';
+import { migrate } from '../src/store/migrate.js';
+import { openPgliteDb } from '../src/store/pglite-db.js';
+import * as apply from '../src/usecases/apply-ledger-status.js';
+import type { ServiceContext } from '../src/usecases/context.js';
+import { trackDueTickets } from '../src/usecases/track-tickets.js';
+import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
+import { countStatements, roundTrips } from './counting-db.js';
+
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 64);
+const BATCHES = (process.env.BENCH_BATCH ?? '1,16,64').split(',').map(Number);
+
+const BLOCK = 'ab'.repeat(32);
+const minedStatus: TxStatus = {
+  kind: 'mined',
+  blockHash: BLOCK,
+  height: 10,
+  index: 1,
+  blockTime: 1_700_000_000,
+  merklePath: '00',
+};
+
+async function run(batch: number | 'one by one'): Promise<Record<string, number>> {
+  const db = await openPgliteDb('memory');
+  await migrate(db);
+  const txids: string[] = [];
+  for (let i = 0; i < TRANSFERS; i++) {
+    const parent = await seedTransaction(db, { outputs: [{ owner: `from${i}`, amount: 10n }] });
+    const txid = randomTxid();
+    const id = await seedTicket(db, { txid, status: 'BROADCASTING' });
+    await seedTransaction(db, {
+      txid,
+      spends: [parent.outpoints[0]!],
+      ticketId: id,
+      outputs: [
+        { owner: `to${i}`, amount: 9n },
+        { owner: `from${i}`, amount: 1n },
+      ],
+    });
+    await db.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state, reserved_by) VALUES ($1, 0, 100, '\\x00', 'reserved', $2)`,
+      [randomTxid(), id],
+    );
+    txids.push(txid);
+  }
+  const { counts } = countStatements(db);
+  let now = new Date('2026-11-23T00:00:00Z');
+  let tipHeight = 11;
+  let looks = 0;
+  const ctx = {
+    db,
+    ledger: {
+      status: async () => {
+        looks++;
+        return minedStatus;
+      },
+      tip: async () => ({ height: tipHeight, hash: BLOCK, time: 0 }),
+    },
+    now: () => now,
+    tracker: { pollIntervalMs: 1000, finalConfirmations: 6 },
+    log: { info() {}, warn() {}, error() {} },
+  } as unknown as ServiceContext;
+  const applyAll = async (view: (txid: string) => apply.LedgerView) => {
+    const many = (apply as { applyLedgerStatuses?: typeof apply.applyLedgerStatuses }).applyLedgerStatuses;
+    if (batch === 'one by one' || many === undefined) {
+      for (const txid of txids) await apply.applyLedgerStatus(ctx, txid, view(txid));
+      return;
+    }
+    for (let i = 0; i < txids.length; i += batch) {
+      await many(
+        ctx,
+        txids.slice(i, i + batch).map((txid) => ({ txid, view: view(txid) })),
+      );
+    }
+  };
+  const phase = async (name: string, work: () => Promise<void>) => {
+    const before = { statements: counts.statements, transactions: counts.transactions };
+    const looksBefore = looks;
+    await work();
+    return [
+      [`${name} ledger status looks`, (looks - looksBefore) / TRANSFERS],
+      [`${name} statements`, (roundTrips(counts) - roundTrips(before)) / TRANSFERS],
+      [`${name} transactions`, (counts.transactions - before.transactions) / TRANSFERS],
+    ] as const;
+  };
+  const rows = [
+    ...(await phase('broadcast answer', () =>
+      applyAll(() => ({ status: { kind: 'mempool' }, fromBroadcast: true })),
+    )),
+    ...(await phase('mined push', () => applyAll(() => ({ status: minedStatus })))),
+    ...(await phase('tracker until final', async () => {
+      // Two looks: one while 2 deep, one once 6 deep (then never again).
+      for (const height of [11, 15]) {
+        tipHeight = height;
+        now = new Date(now.getTime() + 2000);
+        while ((await trackDueTickets(ctx, 50)) > 0) {
+          // drain
+        }
+      }
+    })),
+  ];
+  const left = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM tickets WHERE status <> 'MINED' OR next_check_at IS NOT NULL",
+  );
+  if (left[0]!.n !== 0) throw new Error(`${left[0]!.n} tickets not MINED and final`);
+  await db.close();
+  return Object.fromEntries(rows);
+}
+
+const batched = 'applyLedgerStatuses' in apply;
+console.log(
+  `${TRANSFERS} transfers; ${batched ? 'this tree applies verdicts in batches' : 'one verdict per transaction (before batches)'}`,
+);
+for (const batch of batched ? BATCHES : (['one by one'] as const)) {
+  const r = await run(batch);
+  const total = Object.entries(r)
+    .filter(([k]) => k.endsWith('statements'))
+    .reduce((s, [, v]) => s + v, 0);
+  const transactions = Object.entries(r)
+    .filter(([k]) => k.endsWith('transactions'))
+    .reduce((s, [, v]) => s + v, 0);
+  console.log(
+    `${batch === 'one by one' ? 'one by one' : `batches of ${batch}`}: ${total.toFixed(2)} statements (= round trips) and ${transactions.toFixed(2)} transactions per transfer; ${Object.entries(
+      r,
+    )
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ')}`,
+  );
+}

@@ -1,0 +1,72 @@
+// The console's freeze list panel (issue 12): its HTML (placed by page.ts) and its script part
+// (placed by app-script.ts before the wiring): the frozen addresses with what each holds, the
+// record of freezes and unfreezes, and one form to freeze or unfreeze an address with a reason.
+// Over GET/POST /v2/admin/freezes and DELETE /v2/admin/freezes/{address}.
+// Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
+
+export const FREEZE_PANEL_HTML = `
+    <section class="panel wide" id="freezes-panel">
+      <h2>Freeze list <span class="muted">frozen addresses hold <span id="freezes-total">–</span></span></h2>
+      <p class="muted">The service cosigns no transfer spending a frozen address's outputs and mints nothing to it.</p>
+      <form id="freeze-form" class="inline" autocomplete="off">
+        <input id="freeze-address" name="address" placeholder="address" maxlength="100" required spellcheck="false">
+        <input id="freeze-reason" name="reason" placeholder="reason (recorded)" maxlength="500" required>
+        <button type="submit" id="freeze-button" value="freeze">Freeze</button>
+        <button type="submit" id="unfreeze-button" value="unfreeze" class="danger">Unfreeze</button>
+      </form>
+      <p id="freeze-result" class="result" role="status"></p>
+      <table><thead><tr><th>Address</th><th>Holds</th><th>Reason</th><th>By</th><th>Since</th><th></th></tr></thead>
+      <tbody id="freezes-table"></tbody></table>
+      <h3>Record</h3>
+      <table><thead><tr><th>When</th><th>Action</th><th>Address</th><th>Reason</th><th>By</th></tr></thead>
+      <tbody id="freeze-events"></tbody></table>
+    </section>
+`;
+
+// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
+export const SCRIPT_FREEZES = String.raw`
+function renderFreezes(f) {
+  showAmount('freezes-total', f.total);
+  replaceRows($('freezes-table'), f.frozen.map((z) => {
+    const row = el('tr', { 'data-address': z.address },
+      el('td', {}, el('code', { text: z.address })),
+      el('td', { className: 'num', text: group(z.balance.tokens), 'data-atomic': String(z.balance.atomic) }),
+      el('td', { text: z.reason }), el('td', {}, el('code', { text: z.frozenBy })), el('td', { text: when(z.frozenAt) }));
+    const button = el('button', { type: 'button', text: 'Unfreeze…' });
+    button.addEventListener('click', () => {
+      $('freeze-address').value = z.address;
+      $('freeze-reason').focus();
+    });
+    row.append(el('td', {}, button));
+    return row;
+  }), 'No frozen address.');
+  replaceRows($('freeze-events'), f.events.map((e) => el('tr', { 'data-action': e.action },
+    el('td', { text: when(e.at) }), el('td', { text: e.action }), el('td', {}, el('code', { text: e.address })),
+    el('td', { text: e.reason }), el('td', {}, el('code', { text: e.actor })))), 'Nothing frozen yet.');
+}
+
+PANELS.push(['freezes', 'v2/admin/freezes', renderFreezes]);
+
+$('freeze-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const action = event.submitter && event.submitter.value === 'unfreeze' ? 'unfreeze' : 'freeze';
+  const address = $('freeze-address').value.trim();
+  const reason = $('freeze-reason').value.trim();
+  submitting(form, async () => {
+    try {
+      if (action === 'freeze') {
+        const r = await api('POST', 'v2/admin/freezes', { address, reason });
+        result('freeze-result', r.changed ? 'Frozen: ' + r.address : r.address + ' was already frozen (' + r.reason + ')');
+      } else {
+        const r = await api('DELETE', 'v2/admin/freezes/' + encodeURIComponent(address), { reason });
+        result('freeze-result', 'Unfrozen: ' + r.address);
+      }
+      form.reset();
+    } catch (err) {
+      result('freeze-result', (action === 'freeze' ? 'Freeze' : 'Unfreeze') + ' refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+    }
+    await refreshNow();
+  });
+});
+`;

@@ -1,0 +1,111 @@
+// The planner of a ticket's verdicts: the same statuses, events and record change as applying
+// them one by one, for the sequences a batch can hold (a tick's pushes, a reorg's two pushes).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TxStatus } from '../../src/ledger/port.js';
+import { failAfter, type LedgerView, planVerdicts } from '../../src/usecases/verdict-plan.js';
+
+const A = 'aa'.repeat(32);
+const B = 'bb'.repeat(32);
+const mined = (hash: string, height = 10): TxStatus => ({
+  kind: 'mined',
+  blockHash: hash,
+  height,
+  index: 3,
+  blockTime: 100,
+  merklePath: '00',
+});
+const v = (status: TxStatus, extra: Partial<LedgerView> = {}): LedgerView => ({ status, ...extra });
+const moves = (plan: ReturnType<typeof planVerdicts>) =>
+  plan.steps.map((s) => `${s.from}>${s.to}${s.first ? '*' : ''}`);
+
+describe('planVerdicts', () => {
+  it('accepted then mined in one batch: SUCCESS and MINED (both first), inputs released, record mined', () => {
+    const plan = planVerdicts(
+      { status: 'BROADCASTING', firstMined: true, record: { state: 'unconfirmed', blkHash: '' } },
+      [v({ kind: 'mempool' }), v(mined(A), { tipHeight: 10 })],
+      6,
+    );
+    assert.deepEqual(moves(plan), ['BROADCASTING>SUCCESS*', 'SUCCESS>MINED*']);
+    assert.equal(plan.release, true);
+    assert.equal(plan.watch, true);
+    assert.deepEqual(plan.record, { kind: 'mined', block: { height: 10, idx: 3, hash: A, time: 100 } });
+  });
+
+  it('a reorg seen in one batch (out, then in another block): two events, one record change', () => {
+    const plan = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v({ kind: 'mempool' }), v(mined(B, 11))],
+      6,
+    );
+    assert.deepEqual(moves(plan), ['MINED>SUCCESS', 'SUCCESS>MINED']);
+    assert.deepEqual(plan.record, { kind: 'mined', block: { height: 11, idx: 3, hash: B, time: 100 } });
+  });
+
+  it('out and back into the same block: the events, and no record change', () => {
+    const plan = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v({ kind: 'mempool' }), v(mined(A))],
+      6,
+    );
+    assert.equal(plan.steps.length, 2);
+    assert.equal(plan.record, null);
+  });
+
+  it("a broadcast's stale mempool leaves a MINED ticket untouched", () => {
+    const plan = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v({ kind: 'mempool' }, { fromBroadcast: true })],
+      6,
+    );
+    assert.deepEqual(
+      { touched: plan.touched, steps: plan.steps.length, record: plan.record },
+      {
+        touched: false,
+        steps: 0,
+        record: null,
+      },
+    );
+  });
+
+  it('mined deep enough is final; the same block again changes no record', () => {
+    const plan = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v(mined(A, 10), { tipHeight: 15 })],
+      6,
+    );
+    assert.deepEqual([plan.touched, plan.watch, plan.record, plan.steps.length], [true, false, null, 0]);
+  });
+
+  it('rejected fails it (through SUCCESS from MINED), and nothing after a failure counts', () => {
+    const plan = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v({ kind: 'rejected', reason: 'gone' }), v({ kind: 'mempool' })],
+      6,
+    );
+    assert.deepEqual(moves(plan), ['MINED>SUCCESS', 'SUCCESS>FAILED']);
+    assert.equal(plan.failure, 'gone');
+    assert.equal(plan.watch, false);
+  });
+
+  it('double-spend and unknown only reschedule', () => {
+    const plan = planVerdicts(
+      { status: 'SUCCESS', firstMined: true, record: { state: 'unconfirmed', blkHash: '' } },
+      [v({ kind: 'double-spend', competingTxids: [A] })],
+      6,
+    );
+    assert.deepEqual([plan.touched, plan.watch, plan.steps.length, plan.failure], [true, true, 0, null]);
+  });
+
+  it('failAfter: a spender of a failed transaction ends FAILED after its own verdicts', () => {
+    const own = planVerdicts(
+      { status: 'BROADCASTING', firstMined: true, record: { state: 'unconfirmed', blkHash: '' } },
+      [v({ kind: 'mempool' })],
+      6,
+    );
+    const plan = failAfter(own, 'parent failed');
+    assert.deepEqual(moves(plan), ['BROADCASTING>SUCCESS*', 'SUCCESS>FAILED']);
+    assert.equal(plan.release, true);
+    assert.equal(plan.failure, 'parent failed');
+  });
+});
