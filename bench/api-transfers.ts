@@ -7,7 +7,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import { pubKeyHashOf } from '../src/domain/address.js';
 import type { RunningService } from '../src/service.js';
 import { unspentOutputs } from '../src/store/wallet-queries.js';
@@ -18,6 +17,7 @@ import { party } from '../test/support/token-world.js';
 import { mineUntilMined } from './bench-service.js';
 import { countStatements } from './counting-db.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
+import { percentileOf, type SubmitRun, submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
@@ -99,28 +99,6 @@ export async function sustainedTransfers(
 ): Promise<TransferFigures> {
   const bodies = await prepare(service, count);
   const { ctx, devnet } = service.parts;
-  const pool = new Pool(service.url!, { connections: CONCURRENCY, pipelining: 1 });
-  const latencies: number[] = [];
-  const ticketIds: string[] = [];
-  let next = 0;
-  const started = performance.now();
-  const deadline = started + SECONDS * 1000;
-  const submitter = async () => {
-    while (performance.now() < deadline && next < bodies.length) {
-      const body = bodies[next++]!;
-      const t = performance.now();
-      const res = await pool.request({
-        path: '/v2/transfer',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminKey}` },
-        body,
-      });
-      const text = await res.body.text();
-      latencies.push(performance.now() - t);
-      if (res.statusCode !== 200) throw new Error(`transfer refused: ${res.statusCode} ${text}`);
-      ticketIds.push(text);
-    }
-  };
   const counted = process.env.BENCH_DETAIL === '1' ? countStatements(ctx.db).counts : null;
   const profiler = PROFILE === undefined ? null : new Session();
   if (profiler !== null) {
@@ -135,15 +113,22 @@ export async function sustainedTransfers(
       if (mining) await devnet!.mine(1);
     }
   })();
+  const started = performance.now();
+  let run: SubmitRun;
   try {
-    await Promise.all(Array.from({ length: CONCURRENCY }, submitter));
+    run = await submitTransfers({
+      url: service.url!,
+      authorization: `Bearer ${adminKey}`,
+      bodies,
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+    });
   } finally {
     mining = false;
     await miner;
   }
-  const submitted = performance.now();
   if (counted !== null) {
-    console.log(`statements in the timed window, by time waited (ms), ${ticketIds.length} transfers:`);
+    console.log(`statements in the timed window, by time waited (ms), ${run.ticketIds.length} transfers:`);
     for (const [kind, ms] of [...counted.waited].sort((a, b) => b[1] - a[1]).slice(0, 15))
       console.log(
         `  ${ms.toFixed(0).padStart(7)} ms ${String(counted.kinds.get(kind)).padStart(6)}x  ${kind}`,
@@ -154,23 +139,22 @@ export async function sustainedTransfers(
     writeFileSync(`${PROFILE}/transfers-${ctx.db.dialect}.cpuprofile`, JSON.stringify(profile));
     profiler.disconnect();
   }
-  await mineUntilMined((sql, params) => ctx.db.query(sql, params), devnet!, ticketIds);
+  await mineUntilMined((sql, params) => ctx.db.query(sql, params), devnet!, run.ticketIds);
   const mined = performance.now();
-  await pool.close();
-  const ceiling = ceilingOf(measureCryptoSpeed());
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!;
-  const seconds = (submitted - started) / 1000;
+  return figuresOf(run, (mined - started) / 1000, ceilingOf(measureCryptoSpeed()));
+}
+
+/** The figures of a run: its rate, latencies and ratio to the crypto ceiling of the same run. */
+export function figuresOf(run: SubmitRun, toMinedSeconds: number, ceiling: number): TransferFigures {
   return {
-    transfers: ticketIds.length,
-    seconds,
-    perSecond: ticketIds.length / seconds,
-    p50: pct(50),
-    p99: pct(99),
-    toMinedSeconds: (mined - started) / 1000,
+    transfers: run.ticketIds.length,
+    seconds: run.seconds,
+    perSecond: run.ticketIds.length / run.seconds,
+    p50: percentileOf(run.latencies, 50),
+    p99: percentileOf(run.latencies, 99),
+    toMinedSeconds,
     ceiling,
-    ranOut: next >= bodies.length && seconds < SECONDS,
+    ranOut: run.ranOut,
   };
 }
 

@@ -9,6 +9,7 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { mintTokens } from '../src/usecases/mint-tokens.js';
 import { party } from '../test/support/token-world.js';
+import { processTransfers } from './api-processes.js';
 import { describeFigures, sustainedTransfers } from './api-transfers.js';
 import { startBenchService, withBenchDatabase } from './bench-service.js';
 
@@ -16,7 +17,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Transfers prepared per database: enough for BENCH_TRANSFER_SECONDS at the rate expected there. */
 const TRANSFERS_EMBEDDED = Number(process.env.BENCH_TRANSFERS ?? 5_000);
 const TRANSFERS_POSTGRES = Number(process.env.BENCH_TRANSFERS ?? 15_000);
-/** `balance` or `transfers` runs only that part (e.g. under --cpu-prof). */
+/** `balance`, `transfers` or `processes` (the PostgreSQL + ARC run alone) runs only that part. */
 const ONLY = process.env.BENCH_ONLY;
 
 async function rps(url: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
@@ -71,14 +72,22 @@ async function transferBench(label: string, flags: string[], count: number): Pro
   }
 }
 
-if (ONLY !== 'transfers') await balanceBench();
-if (ONLY !== 'balance') await transferBench('transfers, embedded (PGlite + devnet)', [], TRANSFERS_EMBEDDED);
+if (ONLY !== 'transfers' && ONLY !== 'processes') await balanceBench();
+if (ONLY !== 'balance' && ONLY !== 'processes')
+  await transferBench('transfers, embedded (PGlite + devnet)', [], TRANSFERS_EMBEDDED);
 const pgUrl = process.env.TEST_DATABASE_URL;
 if (ONLY === 'balance') {
   // done
 } else if (pgUrl !== undefined) {
-  await withBenchDatabase(pgUrl, (url) =>
-    transferBench('transfers, PostgreSQL + devnet', ['--database-url', url], TRANSFERS_POSTGRES),
+  if (ONLY !== 'processes')
+    await withBenchDatabase(pgUrl, (url) =>
+      transferBench('transfers, PostgreSQL + devnet', ['--database-url', url], TRANSFERS_POSTGRES),
+    );
+  console.log(
+    describeFigures(
+      'transfers, PostgreSQL + ARC (service, devnet and wallets each in its own process)',
+      await processTransfers(pgUrl, TRANSFERS_POSTGRES),
+    ),
   );
 } else {
   console.log('transfers, PostgreSQL: skipped (set TEST_DATABASE_URL)');

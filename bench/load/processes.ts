@@ -31,8 +31,9 @@ export async function startChild(
   args: readonly string[],
   announce: RegExp,
   timeoutMs = 60_000,
+  nodeArgs: readonly string[] = [],
 ): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],

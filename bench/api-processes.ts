@@ -1,0 +1,142 @@
+// bench:api's production-shaped transfer run: the service, the ledger and the wallets each in a
+// process of their own, as they are deployed (`tokenproxy start` on PostgreSQL with ARC; the
+// devnet behind its ARC API standing in for the network; this process as the wallets). The
+// in-process runs of bench/api-transfers.ts put the devnet's validation and mining and the
+// load tool's HTTP client on the service's event loop; this one measures the service alone.
+// Setup, untimed: the wallets' transfers are prepared with the service's own parts
+// (bench/load/world.ts), then the service starts. Printed like the in-process runs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { hash160 } from '../src/crypto/hash.js';
+import { p2pkhAddress } from '../src/domain/address.js';
+import { freshDatabase } from '../test/support/ledger-world.js';
+import { operatorKeyFlags, operatorOf } from '../test/support/operator-world.js';
+import { figuresOf, type TransferFigures } from './api-transfers.js';
+import { describeCpu, sampleCpu } from './cpu-accounts.js';
+import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
+import { startChild, stopAllChildren } from './load/processes.js';
+import { prepare } from './load/world.js';
+import { submitTransfers } from './transfer-submitters.js';
+
+const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
+const ENTRY = 'src/cli/entry.ts';
+const GENESIS_SATOSHIS = 50_000_000_000n;
+/** Extra `tokenproxy start` flags for the service under test (e.g. to try a setting). */
+const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+/** A folder: the service process's CPU profile is written there at its exit (node --cpu-prof). */
+const PROFILE = process.env.BENCH_PROFILE;
+
+/** Sustained transfers against a `tokenproxy start` process on a fresh database of `serverUrl`. */
+export async function processTransfers(serverUrl: string, count: number): Promise<TransferFigures> {
+  const database = await freshDatabase(serverUrl, 'apiproc');
+  const dirs: string[] = [];
+  const tempDir = (label: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `tokenproxy-apiproc-${label}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  try {
+    const operator = operatorOf('api processes');
+    const fundingAddress = p2pkhAddress(hash160(operator.funding.publicKey));
+    const devnet = await startChild(
+      'devnet',
+      ENTRY,
+      [
+        'devnet',
+        '--port',
+        '0',
+        '--block-interval',
+        '1000',
+        '--genesis',
+        `${fundingAddress}:${GENESIS_SATOSHIS}`,
+      ],
+      /ARC API on http:\/\/\S+ .*genesis coinbase [0-9a-f]{64}/,
+    );
+    const coinbase = /genesis coinbase ([0-9a-f]{64})/.exec(devnet.announced)![1]!;
+    const shared = [
+      '--database-url',
+      database.url,
+      '--arc-url',
+      /(http:\/\/\S+)/.exec(devnet.announced)![1]!,
+      '--genesis-funding',
+      `${coinbase}_0:${GENESIS_SATOSHIS}`,
+      ...operatorKeyFlags(operator),
+    ];
+    const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], count, {
+      mine: false,
+      createKey: true,
+      tag: 'api processes',
+    });
+    const service = await startChild(
+      'service',
+      ENTRY,
+      [
+        'start',
+        '--port',
+        '0',
+        '--data-dir',
+        tempDir('service'),
+        '--log-level',
+        'warn',
+        '--no-rate-limit-enabled',
+        ...shared,
+        ...SERVICE_FLAGS,
+      ],
+      /running at (http:\/\/\S+)/,
+      60_000,
+      [
+        ...(PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE]),
+        ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
+      ],
+    );
+    const groups = {
+      service: (pid: number) => pid === service.pid,
+      devnet: (pid: number) => pid === devnet.pid,
+      postgres: (_: number, cmd: string) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
+      wallets: (pid: number) => pid === process.pid,
+    };
+    const before = sampleCpu(groups);
+    const started = performance.now();
+    const run = await submitTransfers({
+      url: service.announced,
+      authorization: `Bearer ${prepared.apiKey!}`,
+      bodies: prepared.transfers.map((rawtx) => JSON.stringify({ rawtx })),
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+    });
+    console.log(`  ${describeCpu(before, sampleCpu(groups), run.ticketIds.length)}`);
+    await untilMined(database.url, run.ticketIds);
+    const mined = performance.now();
+    return figuresOf(run, (mined - started) / 1000, ceilingOf(measureCryptoSpeed()));
+  } finally {
+    await stopAllChildren();
+    await database.drop().catch((err) => console.error('could not drop the database:', err));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Waits (at most a minute) until every ticket is MINED; the devnet mines every second. */
+async function untilMined(url: string, ticketIds: readonly string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const { rows } = await client.query<{ status: string; n: string }>(
+        'SELECT status, count(*) AS n FROM tickets WHERE id = ANY($1::uuid[]) GROUP BY status',
+        [ticketIds],
+      );
+      const mined = Number(rows.find((r) => r.status === 'MINED')?.n ?? 0);
+      if (mined === ticketIds.length) return;
+      if (performance.now() > deadline)
+        throw new Error(`not all MINED after a minute: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await client.end();
+  }
+}
