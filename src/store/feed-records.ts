@@ -1,8 +1,10 @@
 // New change-feed records: the transaction, who it concerns, and the token outputs it creates,
-// for any number of records in three set-based statements (arrays unnested in SQL, so there is
-// no parameter limit to chunk around). Callers draw the records' scores (store/score.ts) as
-// the last step before calling this, inside their transaction.
-import type { Queryable } from './db.js';
+// for any number of records in one statement of data-modifying CTEs (arrays unnested in SQL, so
+// there is no parameter limit to chunk around). Callers either draw the records' scores
+// (store/score.ts) as the last step before insertFeedRecords, or let insertScoredFeedRecords
+// take the score lock and draw them inside the same statement; both inside their transaction.
+import type { Queryable, SqlValue } from './db.js';
+import { lockScores } from './score.js';
 
 export interface NewTokenOutput {
   readonly vout: number;
@@ -32,72 +34,96 @@ export interface FeedRecord {
 
 export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-/** Writes the records, their address rows and their token outputs: three statements in all. */
+/** Writes the records, their address rows and their token outputs: one statement. */
 export async function insertFeedRecords(tx: Queryable, records: readonly FeedRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const block = (r: FeedRecord) => r.block ?? { height: 0, idx: 0, hash: '', time: 0 };
-  // Addresses are Base58 and outs are numbers: a comma joins each list safely.
-  await tx.query(
-    `INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time,
-                               score, created_at, updated_at)
-     SELECT u.txid, decode(u.raw, 'hex'), string_to_array(u.senders, ','), string_to_array(u.receivers, ','),
-            string_to_array(u.outs, ',')::int[], u.state, u.height, u.idx, u.hash, u.time, u.score, u.at, u.at
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[],
-                   $9::text[], $10::bigint[], $11::bigint[], $12::timestamptz[])
-            AS u(txid, raw, senders, receivers, outs, state, height, idx, hash, time, score, at)`,
-    [
-      records.map((r) => r.txid),
-      records.map((r) => hex(r.rawTx)),
-      records.map((r) => r.senders.join(',')),
-      records.map((r) => r.receivers.join(',')),
-      records.map((r) => r.outputs.map((o) => o.vout).join(',')),
-      records.map((r) => r.state),
-      records.map((r) => block(r).height),
-      records.map((r) => block(r).idx),
-      records.map((r) => block(r).hash),
-      records.map((r) => String(block(r).time)),
-      records.map((r) => r.score.toString()),
-      records.map((r) => r.now.toISOString()),
-    ],
-  );
-  const concerns = records.flatMap((r) =>
-    [...new Set([...r.senders, ...r.receivers])].map((address) => ({ address, r })),
-  );
-  if (concerns.length > 0) {
-    await tx.query(
-      `INSERT INTO transaction_addresses (address, txid, score)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])`,
-      [
-        concerns.map((c) => c.address),
-        concerns.map((c) => c.r.txid),
-        concerns.map((c) => c.r.score.toString()),
-      ],
-    );
-  }
-  const outputs = records.flatMap((r) => r.outputs.map((o) => ({ o, r })));
-  if (outputs.length === 0) return;
-  await tx.query(
-    `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score, created_at)
-     SELECT u.txid, u.vout, u.owner, u.amount, u.op, decode(u.script, 'hex'), u.satoshis, u.state, u.score, u.at
-       FROM unnest($1::text[], $2::int[], $3::text[], $4::numeric[], $5::text[], $6::text[], $7::bigint[],
-                   $8::text[], $9::bigint[], $10::timestamptz[])
-            AS u(txid, vout, owner, amount, op, script, satoshis, state, score, at)`,
-    [
-      outputs.map(({ r }) => r.txid),
-      outputs.map(({ o }) => o.vout),
-      outputs.map(({ o }) => o.owner),
-      outputs.map(({ o }) => o.amount.toString()),
-      outputs.map(({ o }) => o.op),
-      outputs.map(({ o }) => hex(o.script)),
-      outputs.map(({ o }) => o.satoshis.toString()),
-      outputs.map(({ r }) => (r.state === 'mined' ? 'confirmed' : 'unconfirmed')),
-      outputs.map(({ r }) => r.score.toString()),
-      outputs.map(({ r }) => r.now.toISOString()),
-    ],
-  );
+  await tx.query(feedInsertSql('u.given_score'), feedInsertParams(records));
 }
 
-/** One record (the deploy): the same three statements. */
+/**
+ * Draws the records' scores and writes them, in one statement after the score lock
+ * (store/score.ts: the lock is taken here, as the transaction's last lock). Returns the scores,
+ * strictly increasing in the order of `records`.
+ */
+export async function insertScoredFeedRecords(
+  tx: Queryable,
+  records: readonly Omit<FeedRecord, 'score'>[],
+): Promise<bigint[]> {
+  if (records.length === 0) return [];
+  await lockScores(tx);
+  const rows = await tx.query<{ score: string }>(
+    feedInsertSql("nextval('change_score_seq')"),
+    feedInsertParams(records.map((r) => ({ ...r, score: 0n }))),
+  );
+  return rows.map((r) => BigInt(r.score));
+}
+
+/**
+ * The one statement: the records in their order with their scores (`scoreExpr`: given, or drawn
+ * from the sequence one record after another), then the three tables written from them.
+ * Addresses are Base58 and outs are numbers: a comma joins each list safely.
+ */
+function feedInsertSql(scoreExpr: string): string {
+  return `WITH rec AS MATERIALIZED (
+       SELECT u.*, ${scoreExpr} AS score
+         FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                    $7::int[], $8::int[], $9::text[], $10::bigint[], $11::bigint[], $12::timestamptz[])
+                        WITH ORDINALITY AS x(txid, raw, senders, receivers, outs, state, height, idx, hash, time,
+                                             given_score, at, ord)
+                ORDER BY ord) u
+     ), records AS (
+       INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time,
+                                 score, created_at, updated_at)
+       SELECT txid, decode(raw, 'hex'), string_to_array(senders, ','), string_to_array(receivers, ','),
+              string_to_array(outs, ',')::int[], state, height, idx, hash, time, score, at, at
+         FROM rec
+     ), concerns AS (
+       INSERT INTO transaction_addresses (address, txid, score)
+       SELECT c.address, rec.txid, rec.score
+         FROM unnest($13::text[], $14::bigint[]) AS c(address, ord) JOIN rec ON rec.ord = c.ord
+     ), outputs AS (
+       INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score, created_at)
+       SELECT rec.txid, o.vout, o.owner, o.amount, o.op, decode(o.script, 'hex'), o.satoshis,
+              CASE WHEN rec.state = 'mined' THEN 'confirmed' ELSE 'unconfirmed' END, rec.score, rec.at
+         FROM unnest($15::bigint[], $16::int[], $17::text[], $18::numeric[], $19::text[], $20::text[], $21::bigint[])
+              AS o(ord, vout, owner, amount, op, script, satoshis)
+         JOIN rec ON rec.ord = o.ord
+     )
+     SELECT score::text AS score FROM rec ORDER BY ord`;
+}
+
+function feedInsertParams(records: readonly FeedRecord[]): SqlValue[] {
+  const block = (r: FeedRecord) => r.block ?? { height: 0, idx: 0, hash: '', time: 0 };
+  const concerns = records.flatMap((r, i) =>
+    [...new Set([...r.senders, ...r.receivers])].map((address) => ({ address, ord: i + 1 })),
+  );
+  const outputs = records.flatMap((r, i) => r.outputs.map((o) => ({ o, ord: i + 1 })));
+  return [
+    records.map((r) => r.txid),
+    records.map((r) => hex(r.rawTx)),
+    records.map((r) => r.senders.join(',')),
+    records.map((r) => r.receivers.join(',')),
+    records.map((r) => r.outputs.map((o) => o.vout).join(',')),
+    records.map((r) => r.state),
+    records.map((r) => block(r).height),
+    records.map((r) => block(r).idx),
+    records.map((r) => block(r).hash),
+    records.map((r) => String(block(r).time)),
+    records.map((r) => r.score.toString()),
+    records.map((r) => r.now.toISOString()),
+    concerns.map((c) => c.address),
+    concerns.map((c) => c.ord),
+    outputs.map(({ ord }) => ord),
+    outputs.map(({ o }) => o.vout),
+    outputs.map(({ o }) => o.owner),
+    outputs.map(({ o }) => o.amount.toString()),
+    outputs.map(({ o }) => o.op),
+    outputs.map(({ o }) => hex(o.script)),
+    outputs.map(({ o }) => o.satoshis.toString()),
+  ];
+}
+
+/** One record (the deploy): the same statement. */
 export function insertFeedRecord(tx: Queryable, record: FeedRecord): Promise<void> {
   return insertFeedRecords(tx, [record]);
 }

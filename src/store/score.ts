@@ -28,10 +28,18 @@ export const SCORE_LOCK_KEY = 7_364_821_002;
 export async function nextScores(tx: Queryable, count: number): Promise<bigint[]> {
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`invalid score count ${count}`);
   if (count === 0) return [];
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [SCORE_LOCK_KEY]);
+  await lockScores(tx);
   const rows = await tx.query<{ score: string }>(
     "SELECT nextval('change_score_seq') AS score FROM generate_series(1, $1::int) ORDER BY 1",
     [count],
   );
   return rows.map((row) => BigInt(row.score));
+}
+
+/**
+ * Takes the score lock, held to commit: the draw that follows (nextScores, or a statement that
+ * calls nextval('change_score_seq') itself, as store/feed-records.ts does) must come next.
+ */
+export async function lockScores(tx: Queryable): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [SCORE_LOCK_KEY]);
 }

@@ -8,8 +8,7 @@
 // or a submitted txid).
 import { ticketJson } from '../domain/ticket.js';
 import type { Queryable } from './db.js';
-import { type FeedRecord, hex, insertFeedRecords, type NewTokenOutput } from './feed-records.js';
-import { nextScores } from './score.js';
+import { hex, insertScoredFeedRecords, type NewTokenOutput } from './feed-records.js';
 import { appendTicketEvents } from './ticket-writes.js';
 
 export type { NewTokenOutput } from './feed-records.js';
@@ -189,7 +188,7 @@ export async function writeSubmissions(
   for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
   if (winners.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
 
-  // 5. First callback events, then the scores (the last lock taken) and the scored rows.
+  // 5. First callback events, then the score lock (the last lock taken), the scores and the rows.
   await appendTicketEvents(
     tx,
     winners
@@ -197,21 +196,17 @@ export async function writeSubmissions(
       .map((s) => ({ ticketId: s.ticketId, payload: ticketJson(ticketOf(s)) })),
     winners.at(-1)!.now,
   );
-  const scores = await nextScores(tx, winners.length);
-  await insertFeedRecords(
+  await insertScoredFeedRecords(
     tx,
-    winners.map(
-      (s, i): FeedRecord => ({
-        txid: s.txid,
-        rawTx: s.rawTx,
-        senders: s.senders,
-        receivers: s.receivers,
-        outputs: s.outputs,
-        state: 'unconfirmed',
-        score: scores[i]!,
-        now: s.now,
-      }),
-    ),
+    winners.map((s) => ({
+      txid: s.txid,
+      rawTx: s.rawTx,
+      senders: s.senders,
+      receivers: s.receivers,
+      outputs: s.outputs,
+      state: 'unconfirmed' as const,
+      now: s.now,
+    })),
   );
   return batch.map((s) => verdicts.get(s.ticketId)!);
 }
