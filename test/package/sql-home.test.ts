@@ -124,8 +124,11 @@ describe('SQL has one home: src/store', () => {
     assert.equal(sqlFindings("const sql = 'UPDATE tickets t SET x = 1';").length, 1);
     assert.deepEqual(sqlFindings('const m = /^a+$/i.exec(text);'), []);
     assert.deepEqual(sqlFindings('const R = /^a+$/;\nconst m = R.exec(text);'), []);
-    assert.deepEqual(sqlFindings("const d = (hex ? /^[0-9a-f]*/ : /^[0-9]*/).exec(text);"), []);
-    assert.deepEqual(sqlFindings("const s = 'select a ticket'; // SELECT 1\nconst q = request.query.id;"), []);
+    assert.deepEqual(sqlFindings('const d = (hex ? /^[0-9a-f]*/ : /^[0-9]*/).exec(text);'), []);
+    assert.deepEqual(
+      sqlFindings("const s = 'select a ticket'; // SELECT 1\nconst q = request.query.id;"),
+      [],
+    );
     assert.deepEqual(sqlFindings("const re = /['`]/;\nconst s = 'a';"), []);
   });
 
