@@ -16,6 +16,7 @@
 // scores, and commit), with no slow work or waiting on other locks after it.
 //
 // On PGlite, transactions already run one at a time; the lock costs nothing there.
+import { holdTransactionLock } from './advisory-lock.js';
 import type { Queryable } from './db.js';
 
 /** Advisory lock key serialising score draws (any constant unique to this use). */
@@ -28,7 +29,7 @@ export const SCORE_LOCK_KEY = 7_364_821_002;
 export async function nextScores(tx: Queryable, count: number): Promise<bigint[]> {
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`invalid score count ${count}`);
   if (count === 0) return [];
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [SCORE_LOCK_KEY]);
+  await holdTransactionLock(tx, SCORE_LOCK_KEY);
   const rows = await tx.query<{ score: string }>(
     "SELECT nextval('change_score_seq') AS score FROM generate_series(1, $1::int) ORDER BY 1",
     [count],
