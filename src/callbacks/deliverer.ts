@@ -10,11 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import {
+  type AttemptOutcome,
+  analyzeOutbox,
+  type LeasedEvent,
+  leaseDueEvents,
+} from '../store/callback-outbox.js';
 import type { Db } from '../store/db.js';
 import type { Logger } from '../usecases/context.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
 import { eventBody } from './event-body.js';
-import { type AttemptOutcome, type LeasedEvent, leaseDueEvents } from './outbox-store.js';
 import { outboxWriter } from './outbox-writer.js';
 import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
@@ -218,9 +223,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
   async function refreshStatistics(): Promise<void> {
     if (db.dialect !== 'pglite' || performance.now() - statisticsAt < STATISTICS_EVERY_MS) return;
     statisticsAt = performance.now();
-    await db
-      .query('ANALYZE events, delivery_attempts, tickets')
-      .catch((err) => log.warn({ err }, 'ANALYZE failed'));
+    await analyzeOutbox(db).catch((err) => log.warn({ err }, 'ANALYZE failed'));
   }
 
   /**

@@ -4,8 +4,9 @@
 // caller's promise resolves once its own write committed; the deliverer does not wait for it
 // before sending the next event (the outbox keeps the event leased until then, so the
 // ticket's next event cannot be leased before this one is written).
+
+import { type OutboxWrite, writeOutbox } from '../store/callback-outbox.js';
 import type { Queryable } from '../store/db.js';
-import { type OutboxWrite, writeOutbox } from './outbox-store.js';
 
 export interface OutboxWriter {
   write(write: OutboxWrite): Promise<void>;

@@ -4,6 +4,8 @@
 // attempts are a counter the deliverer moves: service-metrics.ts.)
 import { Gauge } from 'prom-client';
 import type { Queryable } from '../store/db.js';
+import { outboxEventCounts } from '../store/delivery-stats.js';
+import { availableFunding } from '../store/funding-pool.js';
 import { ticketCounts } from '../store/ticket-queries.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -11,8 +13,6 @@ export interface GaugeSources {
   readonly db: Queryable;
   readonly log: { warn(obj: object, msg: string): void };
 }
-
-const EVENT_STATES = ['pending', 'delivered', 'failed', 'dead'] as const;
 
 export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSources): void {
   const { registry } = metrics;
@@ -42,27 +42,17 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     labelNames: ['state'],
     registers: [registry],
     collect: guarded('the outbox', async (gauge: Gauge<'state'>) => {
-      const rows = await sources.db.query<{ state: string; n: string }>(
-        'SELECT state, count(*) AS n FROM events GROUP BY state',
-      );
-      for (const state of EVENT_STATES) {
-        gauge.set({ state }, Number(rows.find((r) => r.state === state)?.n ?? 0));
-      }
+      const counts = await outboxEventCounts(sources.db);
+      for (const [state, n] of Object.entries(counts)) gauge.set({ state }, n);
     }),
   });
 
-  const pool = async () => {
-    const rows = await sources.db.query<{ n: string; sats: string }>(
-      "SELECT count(*) AS n, coalesce(sum(satoshis), 0) AS sats FROM funding_outputs WHERE state = 'available'",
-    );
-    return { outputs: Number(rows[0]?.n ?? 0), satoshis: Number(rows[0]?.sats ?? 0) };
-  };
   new Gauge({
     name: 'tokenproxy_funding_pool_outputs',
     help: 'Available funding pool outputs (one pays one transfer fee).',
     registers: [registry],
     collect: guarded('the funding pool', async (gauge: Gauge) => {
-      gauge.set((await pool()).outputs);
+      gauge.set((await availableFunding(sources.db)).outputs);
     }),
   });
   new Gauge({
@@ -70,7 +60,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'Satoshis in available funding pool outputs.',
     registers: [registry],
     collect: guarded('the funding pool', async (gauge: Gauge) => {
-      gauge.set((await pool()).satoshis);
+      gauge.set(Number((await availableFunding(sources.db)).satoshis));
     }),
   });
 }

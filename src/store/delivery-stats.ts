@@ -1,5 +1,6 @@
 // Callback deliveries for the console: attempts since a moment (success rate, latency
 // percentiles), events by state, and the receivers whose attempts fail, by origin.
+import type { EventState } from './callback-deliveries.js';
 import type { Queryable } from './db.js';
 
 export interface FailingReceiver {
@@ -15,11 +16,21 @@ export interface DeliveryStats {
   readonly succeeded: number;
   /** Milliseconds; null when no attempt was made. */
   readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number } | null;
-  readonly events: Record<'pending' | 'delivered' | 'failed' | 'dead', number>;
+  readonly events: Record<EventState, number>;
   readonly failingReceivers: readonly FailingReceiver[];
 }
 
 const OK = 'a.status_code BETWEEN 200 AND 299';
+
+/** How many callback events are in each state (every state present, 0 when none). */
+export async function outboxEventCounts(q: Queryable): Promise<Record<EventState, number>> {
+  const rows = await q.query<{ state: string; n: string }>(
+    'SELECT state, count(*)::text AS n FROM events GROUP BY state',
+  );
+  const counts = { pending: 0, delivered: 0, failed: 0, dead: 0 };
+  for (const row of rows) if (row.state in counts) counts[row.state as EventState] = Number(row.n);
+  return counts;
+}
 
 export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10): Promise<DeliveryStats> {
   const [totals, events, receivers] = await Promise.all([
@@ -31,7 +42,7 @@ export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10
          FROM delivery_attempts a WHERE a.attempted_at >= $1`,
       [since],
     ),
-    q.query<{ state: string; n: string }>('SELECT state, count(*)::text AS n FROM events GROUP BY state'),
+    outboxEventCounts(q),
     q.query<{ url: string | null; n: string; failed: string; last_at: Date; last_error: string | null }>(
       `SELECT t.callback_url AS url, count(*)::text AS n, count(*) FILTER (WHERE NOT coalesce(${OK}, false))::text AS failed,
               max(a.attempted_at) FILTER (WHERE NOT coalesce(${OK}, false)) AS last_at,
@@ -45,8 +56,6 @@ export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10
   ]);
   const total = totals[0];
   const attempts = Number(total?.n ?? 0);
-  const counts = { pending: 0, delivered: 0, failed: 0, dead: 0 };
-  for (const row of events) if (row.state in counts) counts[row.state as keyof typeof counts] = Number(row.n);
   const byOrigin = new Map<string, FailingReceiver>();
   for (const row of receivers) {
     const failures = Number(row.failed);
@@ -73,7 +82,7 @@ export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10
             p90: Math.round(total?.p90 ?? 0),
             p99: Math.round(total?.p99 ?? 0),
           },
-    events: counts,
+    events,
     failingReceivers: [...byOrigin.values()].sort((a, b) => b.failures - a.failures).slice(0, maxReceivers),
   };
 }

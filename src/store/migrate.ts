@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { holdTransactionLock } from './advisory-lock.js';
 import type { Db } from './db.js';
 
 /** Advisory lock key taken while migrating (any constant unique to this use). */
@@ -75,7 +76,7 @@ export async function migrate(db: Db, opts: MigrateOptions = {}): Promise<{ appl
   const applied: string[] = [];
   for (const migration of migrations) {
     const didApply = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await holdTransactionLock(tx, MIGRATION_LOCK_KEY);
       await tx.query(
         `CREATE TABLE IF NOT EXISTS schema_migrations (
            version    text PRIMARY KEY,

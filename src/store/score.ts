@@ -16,6 +16,7 @@
 // scores, and commit), with no slow work or waiting on other locks after it.
 //
 // On PGlite, transactions already run one at a time; the lock costs nothing there.
+import { holdTransactionLock } from './advisory-lock.js';
 import type { Queryable } from './db.js';
 
 /** Advisory lock key serialising score draws (any constant unique to this use). */
@@ -41,5 +42,5 @@ export async function nextScores(tx: Queryable, count: number): Promise<bigint[]
  * calls nextval('change_score_seq') itself, as store/feed-records.ts does) must come next.
  */
 export async function lockScores(tx: Queryable): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock($1)', [SCORE_LOCK_KEY]);
+  await holdTransactionLock(tx, SCORE_LOCK_KEY);
 }

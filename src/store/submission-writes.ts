@@ -9,6 +9,7 @@
 import { ticketJson } from '../domain/ticket.js';
 import type { Queryable } from './db.js';
 import { hex, insertScoredFeedRecords, type NewTokenOutput } from './feed-records.js';
+import { ticketIdsBySubmittedTxid } from './ticket-queries.js';
 import { appendTicketEvents } from './ticket-writes.js';
 
 export type { NewTokenOutput } from './feed-records.js';
@@ -99,11 +100,10 @@ export async function writeSubmissions(
   );
   const skipped = batch.filter((s) => !inserted.has(s.ticketId));
   if (skipped.length > 0) {
-    const rows = await tx.query<{ id: string; submitted_txid: string }>(
-      'SELECT id, submitted_txid FROM tickets WHERE submitted_txid = ANY($1::text[])',
-      [skipped.map((s) => s.submittedTxid)],
+    const bySubmitted = await ticketIdsBySubmittedTxid(
+      tx,
+      skipped.map((s) => s.submittedTxid),
     );
-    const bySubmitted = new Map(rows.map((r) => [r.submitted_txid, r.id]));
     for (const s of skipped) {
       const earlier = bySubmitted.get(s.submittedTxid);
       verdicts.set(

@@ -1,4 +1,5 @@
-// Reading tickets: one by id (GET /v2/ticket) and how many there are in each status.
+// Reading tickets: one by id (GET /v2/ticket), the ids of those that submitted some
+// transactions, and how many there are in each status.
 import { isUuid } from '../crypto/random-id.js';
 import { TICKET_STATUSES, type TicketStatus } from '../domain/ticket-state.js';
 import type { Queryable } from './db.js';
@@ -14,6 +15,18 @@ export async function ticketById(q: Queryable, id: string): Promise<TicketRecord
   if (!isUuid(id)) return null;
   const rows = await q.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = $1`, [id]);
   return rows[0] === undefined ? null : ticketFromRow(rows[0]);
+}
+
+/** The tickets that submitted these transactions (their submitted txid): ticket id by submitted txid. */
+export async function ticketIdsBySubmittedTxid(
+  q: Queryable,
+  submittedTxids: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await q.query<{ id: string; submitted_txid: string }>(
+    'SELECT id, submitted_txid FROM tickets WHERE submitted_txid = ANY($1::text[])',
+    [submittedTxids],
+  );
+  return new Map(rows.map((r) => [r.submitted_txid, r.id]));
 }
 
 /** How many tickets are in each status (every status present, 0 when none). */

@@ -1,11 +1,27 @@
-// Ticket rows: reading one for update, moving its status one legal step at a time, and the
-// callback outbox event that every status change of a ticket with a callback URL writes in
-// the same database transaction.
+// Ticket rows: the ticket of a transaction the service broadcast itself, reading one for
+// update, moving its status one legal step at a time, and the callback outbox event that every
+// status change of a ticket with a callback URL writes in the same database transaction.
+// (Submitted transfers' tickets are written by submission-writes.ts.)
 import { type Ticket, type TicketJson, ticketJson } from '../domain/ticket.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
 import { TICKET_COLUMNS, type TicketRecord, type TicketRow, ticketFromRow } from './ticket-row.js';
+
+/**
+ * A ticket that follows a transaction the service broadcast itself (the token deploy) to
+ * MINED: BROADCASTING, no callback, looked at from `now` on.
+ */
+export async function insertOwnTicket(
+  tx: Queryable,
+  ticket: { readonly id: string; readonly txid: string; readonly rawTx: Uint8Array; readonly now: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)
+     VALUES ($1, $2, $2, $3, 'BROADCASTING', 10, $4, $4, $4)`,
+    [ticket.id, ticket.txid, ticket.rawTx, ticket.now],
+  );
+}
 
 export async function ticketForUpdate(tx: Queryable, id: string): Promise<Ticket | null> {
   const rows = await tx.query<TicketRow>(`SELECT ${TICKET_COLUMNS} FROM tickets WHERE id = $1 FOR UPDATE`, [

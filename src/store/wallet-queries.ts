@@ -1,5 +1,5 @@
 // What a wallet reads: balances, spendable outputs, outputs by outpoint (for transfer
-// validation) and the token's supply.
+// validation), the token's supply and the holders' redemptions.
 //
 // An output is spendable when no transaction spends it, no live ticket reserves it, and
 // it is not a burn (`op = 'burn'` outputs are never spendable). A submitted transfer marks
@@ -222,4 +222,13 @@ export async function supply(
   const row = rows[0];
   if (row === undefined) throw new Error('supply: no row');
   return { circulating: BigInt(row.circulating), treasury: BigInt(row.treasury), burned: BigInt(row.burned) };
+}
+
+/** Unspent transfers to the burn address: holders' redemptions (counted in `burned`). */
+export async function redeemedAmount(q: Queryable, burnAddress: string): Promise<bigint> {
+  const rows = await q.query<{ n: string }>(
+    "SELECT coalesce(sum(amount), 0)::text AS n FROM token_outputs WHERE owner = $1 AND op <> 'burn' AND spent_by IS NULL",
+    [burnAddress],
+  );
+  return BigInt(rows[0]?.n ?? '0');
 }

@@ -12,6 +12,7 @@ import {
   supplyOf,
 } from '../domain/ledger-audit.js';
 import type { Ledger, TxStatus } from '../ledger/port.js';
+import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../store/audit-reads.js';
 import type { Queryable } from '../store/db.js';
 
 /** A transaction the service gave up on (FAILED, inputs released) that the ledger holds anyway. */
@@ -41,33 +42,11 @@ export async function auditLedger(
   token: AuditToken,
   ledger?: Pick<Ledger, 'status'>,
 ): Promise<AuditReport> {
-  const txs = await db.query<{ txid: string; raw_tx: Uint8Array }>(
-    "SELECT txid, raw_tx FROM transactions WHERE state <> 'failed' ORDER BY score",
-  );
-  const recomputed = recomputeOutputs(
-    txs.map((t) => ({ txid: t.txid, raw: t.raw_tx })),
-    token.tokenId,
-  );
-  const rows = await db.query<{
-    txid: string;
-    vout: number;
-    owner: string;
-    amount: string;
-    op: string;
-    spent: boolean;
-  }>(
-    `SELECT o.txid, o.vout, o.owner, o.amount::text AS amount, o.op, (o.spent_by IS NOT NULL) AS spent
-       FROM token_outputs o JOIN transactions t ON t.txid = o.txid
-      WHERE t.state <> 'failed'`,
-  );
+  const txs = await liveRawTransactions(db);
+  const recomputed = recomputeOutputs(txs, token.tokenId);
   const index = new Map<string, AuditOutput>();
-  for (const r of rows) {
-    index.set(`${r.txid}_${r.vout}`, {
-      owner: r.owner,
-      amount: BigInt(r.amount),
-      op: r.op as AuditOutput['op'],
-      spent: r.spent,
-    });
+  for (const o of await liveIndexedOutputs(db)) {
+    index.set(`${o.txid}_${o.vout}`, { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent });
   }
   const outputDifferences = compareOutputs(index, recomputed);
   const a = balancesOf(index);
@@ -102,18 +81,14 @@ export async function auditLedger(
  * it mined; the index then shows spent inputs as unspent and lacks its outputs.
  */
 async function failedButHeld(db: Queryable, ledger: Pick<Ledger, 'status'>): Promise<FailedOnLedger[]> {
-  const failed = await db.query<{ txid: string }>(
-    "SELECT txid FROM transactions WHERE state = 'failed' ORDER BY score",
-  );
+  const failed = await failedTxids(db);
   const held: FailedOnLedger[] = [];
   for (let i = 0; i < failed.length; i += 16) {
     const batch = failed.slice(i, i + 16);
-    const statuses: TxStatus[] = await Promise.all(batch.map((f) => ledger.status(f.txid)));
+    const statuses: TxStatus[] = await Promise.all(batch.map((txid) => ledger.status(txid)));
     statuses.forEach((status, j) => {
-      if (status.kind === 'mined')
-        held.push({ txid: batch[j]!.txid, status: 'mined', height: status.height });
-      else if (status.kind === 'mempool')
-        held.push({ txid: batch[j]!.txid, status: 'mempool', height: null });
+      if (status.kind === 'mined') held.push({ txid: batch[j]!, status: 'mined', height: status.height });
+      else if (status.kind === 'mempool') held.push({ txid: batch[j]!, status: 'mempool', height: null });
     });
   }
   return held;

@@ -20,11 +20,13 @@ import { buildP2pkhScript, buildTokenScript } from '../domain/token-script.js';
 import type { OperatorAddresses, OperatorKeys } from '../keys/operator-keys.js';
 import type { Devnet } from '../ledger/devnet/devnet.js';
 import type { Ledger } from '../ledger/port.js';
+import { holdTransactionLock } from '../store/advisory-lock.js';
 import type { Db, Queryable } from '../store/db.js';
 import { insertFeedRecord } from '../store/feed-records.js';
 import { addReserveOutputs } from '../store/funding-reserve.js';
 import { nextScores } from '../store/score.js';
 import { readSetting, writeSetting } from '../store/settings.js';
+import { insertOwnTicket } from '../store/ticket-writes.js';
 
 export interface TokenSettings {
   readonly tokenId: string;
@@ -99,7 +101,7 @@ export function loadOrDeployToken(
   coinOf: () => FundingCoin,
 ): Promise<LoadedToken> {
   return deps.db.transaction(async (q) => {
-    await q.query('SELECT pg_advisory_xact_lock($1)', [DEPLOY_LOCK_KEY]);
+    await holdTransactionLock(q, DEPLOY_LOCK_KEY);
     const found = await readSetting<TokenSettings>(q, TOKEN_SETTING);
     if (found !== null) return { settings: found, deployed: false };
     return { settings: await deployToken(q, deps, token, coinOf()), deployed: true };
@@ -156,11 +158,7 @@ async function deployToken(
   await writeSetting(q, TOKEN_SETTING, settings, now);
   await addReserveOutputs(q, [{ txid, vout: 1, satoshis: reserve }], 'deploy', now);
   // A ticket follows the deploy to MINED (and records its block), as for any transfer.
-  await q.query(
-    `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, next_check_at, created_at, updated_at)
-     VALUES ($1, $2, $2, $3, 'BROADCASTING', 10, $4, $4, $4)`,
-    [deps.newId(), txid, raw, now],
-  );
+  await insertOwnTicket(q, { id: deps.newId(), txid, rawTx: raw, now });
   const [score] = await nextScores(q, 1);
   await insertFeedRecord(q, {
     txid,

@@ -11,6 +11,7 @@ import { networkFee } from '../domain/network-fee.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
+import { addPoolOutputs, availableFundingCount } from '../store/funding-pool.js';
 import {
   addReserveOutputs,
   availableReserve,
@@ -48,13 +49,6 @@ export interface RefillDeps {
   readonly feeRate: () => Promise<bigint>;
   readonly now: () => Date;
   readonly log: Logger;
-}
-
-export async function availableFundingCount(db: Db): Promise<number> {
-  const rows = await db.query<{ n: string }>(
-    "SELECT count(*) AS n FROM funding_outputs WHERE state = 'available'",
-  );
-  return Number(rows[0]?.n ?? 0);
 }
 
 /**
@@ -111,12 +105,7 @@ export async function refillFundingPool(deps: RefillDeps, lowWater: number): Pro
     throw new Error(`funding split refused by the ledger: ${result.reason}`);
   }
   await deps.db.transaction(async (q) => {
-    await q.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state)
-       SELECT $1, u.vout - 1, u.satoshis, $3, 'available' FROM unnest($2::bigint[]) WITH ORDINALITY AS u(satoshis, vout)
-       ON CONFLICT DO NOTHING`,
-      [txid, pool.map((satoshis) => satoshis.toString()), script],
-    );
+    await addPoolOutputs(q, txid, pool, script);
     await settleReserveOutputs(q, chosen, { state: 'spent', spentBy: txid });
     await addReserveOutputs(q, [{ txid, vout: pool.length, satoshis: change }], 'split', deps.now());
   });

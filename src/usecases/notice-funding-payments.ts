@@ -10,6 +10,7 @@ import { publicKeyOf } from '../crypto/secp256k1.js';
 import { bytesEqual, readChunks } from '../domain/script-chunks.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Db } from '../store/db.js';
+import { recordedFundingOutpoints } from '../store/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../store/funding-reserve.js';
 import type { Logger } from './context.js';
 
@@ -49,12 +50,7 @@ export async function noticeFundingPayments(deps: NoticeDeps): Promise<ReserveOu
   const ours = deps.ledger.utxos().filter((u) => bytesEqual(u.lockingScript, script) && u.satoshis > 0n);
   if (ours.length === 0) return [];
   const txids = [...new Set(ours.map((u) => u.txid))];
-  const known = await deps.db.query<{ txid: string; vout: number }>(
-    `SELECT txid, vout FROM funding_outputs WHERE txid = ANY($1::text[])
-     UNION ALL SELECT txid, vout FROM funding_reserve WHERE txid = ANY($1::text[])`,
-    [txids],
-  );
-  const seen = new Set(known.map((k) => `${k.txid}:${Number(k.vout)}`));
+  const seen = await recordedFundingOutpoints(deps.db, txids);
   const fresh = ours.filter((u) => !seen.has(`${u.txid}:${u.vout}`));
   const payments: ReserveOutput[] = [];
   for (const txid of new Set(fresh.map((u) => u.txid))) {

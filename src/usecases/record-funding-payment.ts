@@ -12,6 +12,7 @@ import { checkTxShape } from '../domain/tx-shape.js';
 import { AppError } from '../errors/registry.js';
 import { type Ledger, LedgerUnavailableError } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
+import { poolVoutsOf } from '../store/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../store/funding-reserve.js';
 
 export interface FundingPaymentDeps {
@@ -88,10 +89,7 @@ export async function recordFundingPayment(
   }
   const recorded = await deps.db.transaction(async (q) => {
     // The pool's own outputs (a split's) are never reserve.
-    const pooled = await q.query<{ vout: number }>('SELECT vout FROM funding_outputs WHERE txid = $1', [
-      txid,
-    ]);
-    const inPool = new Set(pooled.map((r) => Number(r.vout)));
+    const inPool = await poolVoutsOf(q, txid);
     return addReserveOutputs(
       q,
       paying.filter((o) => !inPool.has(o.vout)),

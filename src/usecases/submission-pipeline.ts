@@ -8,6 +8,7 @@ import type { Db } from '../store/db.js';
 import { frozenAmong } from '../store/freeze-store.js';
 import { isRetryableConflict } from '../store/sql-error.js';
 import { type Submission, type SubmissionVerdict, writeSubmissions } from '../store/submission-writes.js';
+import { ticketIdsBySubmittedTxid } from '../store/ticket-queries.js';
 import { type StoredTokenOutput, tokenOutputsByOutpoint } from '../store/wallet-queries.js';
 import type { Logger } from './context.js';
 import {
@@ -72,11 +73,7 @@ export function createSubmissionPipeline(deps: {
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
     async (items) => {
       const submitted = [...new Set(items.map((i) => i.submittedTxid))];
-      const rows = await db.query<{ id: string; submitted_txid: string }>(
-        'SELECT id, submitted_txid FROM tickets WHERE submitted_txid = ANY($1::text[])',
-        [submitted],
-      );
-      const earlier = new Map(rows.map((r) => [r.submitted_txid, r.id]));
+      const earlier = await ticketIdsBySubmittedTxid(db, submitted);
       const known = await tokenOutputsByOutpoint(db, [...new Set(items.flatMap((i) => i.outpoints))]);
       const frozen = await frozenAmong(
         db,

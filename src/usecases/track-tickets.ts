@@ -14,23 +14,16 @@
 // optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
 // only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
 // block) still take the fast path.
-import type { TicketStatus } from '../domain/ticket-state.js';
 import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
+import {
+  claimDueTickets,
+  type DueTicket,
+  keepWatchingMined,
+  rescheduleFailedLooks,
+} from '../store/ticket-tracking.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
-
-interface DueTicket {
-  id: string;
-  txid: string;
-  raw_tx: Uint8Array;
-  status: TicketStatus;
-  attempts: number;
-  /** Failed looks in a row (reset by any status written). */
-  failures: number;
-  /** The block its record is mined in (null unless mined). */
-  blk_hash: string | null;
-}
 
 const LEASE_MS = 30_000;
 const MAX_BACKOFF_MS = 60_000;
@@ -46,20 +39,7 @@ export async function trackDueTickets(
   apply: (updates: readonly LedgerUpdate[]) => Promise<void> = (updates) => applyLedgerStatuses(ctx, updates),
 ): Promise<number> {
   const now = ctx.now();
-  const due = await ctx.db.query<DueTicket & Record<string, unknown>>(
-    // The pick is a materialized CTE: as an IN subquery PostgreSQL may run it once per outer
-    // row, and a LIMIT ... SKIP LOCKED pick can answer other rows each time (claiming more).
-    `WITH picked AS MATERIALIZED (
-       SELECT id FROM tickets
-        WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-        ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED
-     ), claimed AS (
-       UPDATE tickets t SET lease_until = $2, attempts = t.attempts + 1
-         FROM picked p WHERE t.id = p.id
-        RETURNING t.id, t.txid, t.raw_tx, t.status, t.attempts, t.failures)
-     SELECT c.*, x.blk_hash FROM claimed c LEFT JOIN transactions x ON x.txid = c.txid AND x.state = 'mined'`,
-    [now, new Date(now.getTime() + LEASE_MS), limit],
-  );
+  const due = await claimDueTickets(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
   if (due.length === 0) return 0;
   let tipHeight: number | undefined;
   try {
@@ -86,8 +66,8 @@ export async function trackDueTickets(
   const byBlock = new Map<string, DueTicket[]>();
   const alone: DueTicket[] = [];
   for (const ticket of due) {
-    if (ticket.status !== 'MINED' || ticket.blk_hash === null || ticket.blk_hash === '') alone.push(ticket);
-    else byBlock.set(ticket.blk_hash, [...(byBlock.get(ticket.blk_hash) ?? []), ticket]);
+    if (ticket.status !== 'MINED' || ticket.blockHash === null || ticket.blockHash === '') alone.push(ticket);
+    else byBlock.set(ticket.blockHash, [...(byBlock.get(ticket.blockHash) ?? []), ticket]);
   }
   await eachAtMost(LOOKS_AT_ONCE, [...byBlock], async ([hash, group]) => {
     const probe = group[0]!;
@@ -117,7 +97,7 @@ export async function trackDueTickets(
   // Never reached the ledger, or dropped by it (a reorg, a restart): the same bytes again, together.
   if (unknown.length > 0) {
     try {
-      const results = await ctx.ledger.broadcastMany(unknown.map((t) => t.raw_tx));
+      const results = await ctx.ledger.broadcastMany(unknown.map((t) => t.rawTx));
       for (const [i, ticket] of unknown.entries()) {
         const { outcome, update } = verdictOf(ticket.txid, results[i]!);
         if (update !== null) updates.push(update);
@@ -137,35 +117,17 @@ export async function trackDueTickets(
   }
   if (stillMined.length > 0) {
     try {
-      await keepWatchingMined(ctx, stillMined);
+      await keepWatchingMined(
+        ctx.db,
+        stillMined.map(({ ticket, watch }) => ({ id: ticket.id, blockHash: ticket.blockHash!, watch })),
+        new Date(ctx.now().getTime() + ctx.tracker.pollIntervalMs),
+      );
     } catch (err) {
       for (const { ticket } of stillMined) lookFailed(ticket, err);
     }
   }
   await rescheduleAfterFailures(ctx, failedLooks);
   return due.length;
-}
-
-/**
- * MINED tickets whose block still stands: looked at again after the poll interval, or never
- * (final). One statement; a ticket whose record moved meanwhile (a push) is left to that push.
- */
-async function keepWatchingMined(
-  ctx: ServiceContext,
-  tickets: readonly { ticket: DueTicket; watch: boolean }[],
-): Promise<void> {
-  await ctx.db.query(
-    `UPDATE tickets k SET next_check_at = CASE WHEN u.watch = 1 THEN $1::timestamptz ELSE NULL END,
-                          lease_until = NULL, failures = 0
-       FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch), transactions x
-      WHERE k.id = u.id AND k.status = 'MINED' AND x.txid = k.txid AND x.state = 'mined' AND x.blk_hash = u.hash`,
-    [
-      new Date(ctx.now().getTime() + ctx.tracker.pollIntervalMs),
-      tickets.map((t) => t.ticket.id),
-      tickets.map((t) => t.ticket.blk_hash!),
-      tickets.map((t) => (t.watch ? 1 : 0)),
-    ],
-  );
 }
 
 /** 1 s after the first failure in a row, doubling up to a minute. */
@@ -177,11 +139,9 @@ async function rescheduleAfterFailures(ctx: ServiceContext, tickets: readonly Du
   if (tickets.length === 0) return;
   const now = ctx.now().getTime();
   try {
-    await ctx.db.query(
-      `UPDATE tickets k SET next_check_at = u.at::timestamptz, lease_until = NULL, failures = k.failures + 1
-         FROM unnest($1::uuid[], $2::text[]) AS u(id, at)
-        WHERE k.id = u.id AND k.next_check_at IS NOT NULL`,
-      [tickets.map((t) => t.id), tickets.map((t) => new Date(now + retryDelayMs(t.failures)).toISOString())],
+    await rescheduleFailedLooks(
+      ctx.db,
+      tickets.map((t) => ({ id: t.id, at: new Date(now + retryDelayMs(t.failures)) })),
     );
   } catch (err) {
     ctx.log.error({ err }, 'rescheduling tickets after failed looks failed; their lease runs out');

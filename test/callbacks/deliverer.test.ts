@@ -3,9 +3,9 @@
 // slow receiver beside fast ones. The clock is moved by hand: nothing sleeps through backoff.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { redeliverTicket } from '../../src/callbacks/delivery-queries.js';
-import { leaseDueEvents } from '../../src/callbacks/outbox-store.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
+import { redeliverTicket } from '../../src/store/callback-deliveries.js';
+import { leaseDueEvents } from '../../src/store/callback-outbox.js';
 import type { Db, Row, SqlValue } from '../../src/store/db.js';
 import { type FreshDb, testTargets } from '../store/test-databases.js';
 import {

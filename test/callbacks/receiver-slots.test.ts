@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { OutboxWrite } from '../../src/callbacks/outbox-store.js';
 import { outboxWriter } from '../../src/callbacks/outbox-writer.js';
 import { ReceiverRoom } from '../../src/callbacks/receiver-room.js';
 import { ReceiverSlots } from '../../src/callbacks/receiver-slots.js';
 import { SigningKeys } from '../../src/callbacks/signing-keys.js';
 import { seal } from '../../src/crypto/secret-box.js';
+import type { OutboxWrite } from '../../src/store/callback-outbox.js';
 import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
 
 interface Ev {

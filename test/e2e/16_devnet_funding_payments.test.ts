@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addressesOf } from '../../src/keys/operator-keys.js';
+import { availableFundingCount } from '../../src/store/funding-pool.js';
 import { availableReserve, reserveOfTransaction } from '../../src/store/funding-reserve.js';
-import { availableFundingCount } from '../../src/usecases/funding-pool.js';
 import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';
 import { eventually, startTestService, type TestService } from './support.js';

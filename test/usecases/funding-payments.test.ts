@@ -12,12 +12,13 @@ import { bytesEqual } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { AppError } from '../../src/errors/registry.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
+import { availableFundingCount } from '../../src/store/funding-pool.js';
 import {
   addReserveOutputs,
   availableReserve,
   reserveOfTransaction,
 } from '../../src/store/funding-reserve.js';
-import { availableFundingCount, refillFundingPool } from '../../src/usecases/funding-pool.js';
+import { refillFundingPool } from '../../src/usecases/funding-pool.js';
 import { recordFundingPayment } from '../../src/usecases/record-funding-payment.js';
 import { type FreshDb, testTargets } from '../store/test-databases.js';
 import { pay } from '../support/payment.js';

@@ -17,9 +17,9 @@ import {
   setApiKeyRateLimit,
 } from '../../store/api-keys-store.js';
 import { frozenHoldings } from '../../store/freeze-store.js';
+import { availableFundingCount } from '../../store/funding-pool.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
-import { supply } from '../../store/wallet-queries.js';
-import { availableFundingCount } from '../../usecases/funding-pool.js';
+import { redeemedAmount, supply } from '../../store/wallet-queries.js';
 import { mintTokens } from '../../usecases/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
@@ -318,15 +318,6 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
     );
   };
-}
-
-/** Unspent transfers to the burn address: holders' redemptions (counted in `burned`). */
-export async function redeemedAmount(db: RouteDeps['ctx']['db'], burnAddress: string): Promise<bigint> {
-  const rows = await db.query<{ n: string }>(
-    "SELECT coalesce(sum(amount), 0)::text AS n FROM token_outputs WHERE owner = $1 AND op <> 'burn' AND spent_by IS NULL",
-    [burnAddress],
-  );
-  return BigInt(rows[0]?.n ?? '0');
 }
 
 /** An amount on the wire: atomic units (exact JSON integer) and the decimal token text. */

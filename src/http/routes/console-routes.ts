@@ -8,15 +8,16 @@ import { AppError } from '../../errors/registry.js';
 import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
 import { deliveryTrend, fundingTrend } from '../../store/console-trends.js';
 import { deliveryStats } from '../../store/delivery-stats.js';
+import { fundingPoolLevel } from '../../store/funding-pool.js';
 import { availableReserve } from '../../store/funding-reserve.js';
 import { supplyHistory } from '../../store/supply-history.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
 import { failedTickets, ticketTimeline } from '../../store/ticket-timeline.js';
-import { supply } from '../../store/wallet-queries.js';
+import { redeemedAmount, supply } from '../../store/wallet-queries.js';
 import { defaultDenominations } from '../../usecases/funding-pool.js';
 import type { AppInstance } from '../app.js';
 import { authTokenQuery } from '../schemas/common.js';
-import { amountJson, redeemedAmount } from './admin-routes.js';
+import { amountJson } from './admin-routes.js';
 import {
   ConsoleChain,
   ConsoleDeliveries,
@@ -144,21 +145,12 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       async (request) => {
         const rate = await ctx.feeRate();
         const fee = typicalTransferFee(rate);
-        const [rows, reserve, trend] = await Promise.all([
-          ctx.db.query<{ available: string; usable: string; reserved: string; sats: string }>(
-            `SELECT count(*) FILTER (WHERE state = 'available')::text AS available,
-                    count(*) FILTER (WHERE state = 'available' AND satoshis >= $1)::text AS usable,
-                    count(*) FILTER (WHERE state = 'reserved')::text AS reserved,
-                    coalesce(sum(satoshis) FILTER (WHERE state = 'available'), 0)::text AS sats
-               FROM funding_outputs`,
-            [fee.toString()],
-          ),
+        const [level, reserve, trend] = await Promise.all([
+          fundingPoolLevel(ctx.db, fee),
           availableReserve(ctx.db),
           fundingTrend(ctx.db, ctx.now(), request.query.window ?? WEEK_SECONDS),
         ]);
-        const row = rows[0];
-        const available = Number(row?.available ?? 0);
-        const usable = Number(row?.usable ?? 0);
+        const { available, usable } = level;
         const reserveSatoshis = reserve.reduce((sum, o) => sum + o.satoshis, 0n);
         const outlook = fundingOutlook({
           usableOutputs: usable,
@@ -169,9 +161,9 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         });
         return {
           address: deps.fundingAddress,
-          outputs: { available, usable, reserved: Number(row?.reserved ?? 0) },
+          outputs: { available, usable, reserved: level.reserved },
           satoshis: {
-            available: toJsonNumber(BigInt(row?.sats ?? 0)),
+            available: toJsonNumber(level.availableSatoshis),
             reserve: toJsonNumber(reserveSatoshis),
           },
           feeRate: { satoshisPerKb: toJsonNumber(rate), typicalTransferFee: toJsonNumber(fee) },

@@ -2,10 +2,10 @@
 // a txid, a ticket ID or an outpoint (`txid:vout` / `txid_vout`), answered with what the
 // service knows of it. A query of no recognised kind is 400 INVALID_PARAMETER.
 import { Type } from 'typebox';
-import { deliveriesOfTicket } from '../../callbacks/delivery-queries.js';
 import { toJsonNumber } from '../../domain/amount.js';
 import { parseSearchQuery, type SearchQuery } from '../../domain/search-query.js';
 import { AppError } from '../../errors/registry.js';
+import { deliveriesOfTicket } from '../../store/callback-deliveries.js';
 import {
   type KnownOutput,
   type KnownTransaction,

@@ -3,13 +3,13 @@
 // of the ticket's latest state (POST /v2/ticket/{id}/redeliver).
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { isUuid } from '../../crypto/random-id.js';
+import { AppError } from '../../errors/registry.js';
 import {
   type DeliveryAttempt,
   deliveriesOfTicket,
   redeliverTicket,
-} from '../../callbacks/delivery-queries.js';
-import { isUuid } from '../../crypto/random-id.js';
-import { AppError } from '../../errors/registry.js';
+} from '../../store/callback-deliveries.js';
 import { type TicketRecord, ticketById } from '../../store/ticket-queries.js';
 import type { ServiceContext } from '../../usecases/context.js';
 import type { AppInstance } from '../app.js';

@@ -8,6 +8,7 @@ import { parseTokens, toJsonNumber } from '../../domain/amount.js';
 import type { SupplySplit } from '../../domain/ledger-audit.js';
 import { fromHex } from '../../domain/script-chunks.js';
 import { buildP2pkhScript } from '../../domain/token-script.js';
+import { fundingPoolLevel } from '../../store/funding-pool.js';
 import { availableReserve, type ReserveOutput } from '../../store/funding-reserve.js';
 import { auditLedger } from '../../usecases/audit-ledger.js';
 import { type BurnKeys, burnTokens } from '../../usecases/burn-tokens.js';
@@ -154,20 +155,14 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
         },
       },
       async () => {
-        const [rows, reserve] = await Promise.all([
-          ctx.db.query<{ state: string; n: string; sats: string }>(
-            'SELECT state, count(*) AS n, coalesce(sum(satoshis), 0)::text AS sats FROM funding_outputs GROUP BY state',
-          ),
-          availableReserve(ctx.db),
-        ]);
-        const of = (state: string) => rows.find((r) => r.state === state);
-        const available = Number(of('available')?.n ?? 0);
+        const [level, reserve] = await Promise.all([fundingPoolLevel(ctx.db), availableReserve(ctx.db)]);
+        const { available } = level;
         return {
           address: deps.fundingAddress,
           pool: {
             available,
-            availableSatoshis: Number(of('available')?.sats ?? 0),
-            reserved: Number(of('reserved')?.n ?? 0),
+            availableSatoshis: Number(level.availableSatoshis),
+            reserved: level.reserved,
             lowWater: deps.poolLowWater,
             low: available < deps.poolLowWater,
           },

@@ -1,7 +1,7 @@
 // What operators and clients see of a ticket's callbacks (GET /v2/ticket/{id}/deliveries),
 // and the redelivery of its latest state (POST /v2/ticket/{id}/redeliver).
-import type { Db, Queryable } from '../store/db.js';
-import { appendTicketEvent } from '../store/ticket-writes.js';
+import type { Db, Queryable } from './db.js';
+import { appendTicketEvent } from './ticket-writes.js';
 
 export type EventState = 'pending' | 'delivered' | 'failed' | 'dead';
 

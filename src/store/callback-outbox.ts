@@ -1,12 +1,12 @@
 // The deliverer's statements on the callback outbox (table `events`, written by
-// store/ticket-writes.ts in the transaction of each ticket status change), each one
+// ticket-writes.ts in the transaction of each ticket status change), each one
 // statement for a whole batch of events. Due events are leased with FOR UPDATE SKIP LOCKED,
 // so several deliverers share the work; only the first pending event of a ticket can be
 // leased (events of one ticket go in seq order: the next becomes due only once this one is
 // written delivered, failed or dead), and a lease takes only as many events of one receiver
 // as the deliverer has room for. A lease that runs out (a deliverer killed mid-delivery) lets
 // another deliverer take the event.
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from './db.js';
 
 export interface LeasedEvent {
   /** events.id (an int8, as a decimal string). */
@@ -252,4 +252,12 @@ export async function writeOutbox(db: Queryable, writes: readonly OutboxWrite[])
       ],
     ],
   );
+}
+
+/**
+ * Refreshes the planner's statistics of the outbox's tables (events, their delivery attempts
+ * and tickets): PGlite runs no autovacuum, and without them a lease sorts every due event.
+ */
+export async function analyzeOutbox(db: Queryable): Promise<void> {
+  await db.query('ANALYZE events, delivery_attempts, tickets');
 }
