@@ -1,6 +1,6 @@
 // Fresh databases for tests, on every adapter available: PGlite in memory always,
 // PostgreSQL when TEST_DATABASE_URL is set (a schema of its own per call, dropped after).
-// Other suites may use it: `for (const target of testTargets()) describe(target.name, ...)`.
+// A suite on one fresh database per adapter: describeOnEachDb (describe-on-each-db.ts).
 import { randomBytes } from 'node:crypto';
 
 import type { Db } from '../../src/store/db.js';
