@@ -1,5 +1,6 @@
 // End-to-end support: a real tokenproxy (embedded default: PGlite + devnet) on a real port in
 // a fresh data folder, and the reference client pointed at it by rewriting its base URL.
+import { after, before } from 'node:test';
 import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
 import { checkAnswer } from './openapi-answers.js';
 
@@ -10,6 +11,40 @@ export type TestService = ServiceInTemp;
 
 export function startTestService(flags: readonly string[] = []): Promise<TestService> {
   return startServiceIn('e2e', ['--log-level', 'warn', ...flags]);
+}
+
+/**
+ * The suite's service, started in a `before` and stopped in an `after` registered where this is
+ * called (first in the describe body: the suite's own `before` hooks find it started). Read its
+ * fields inside hooks and tests.
+ */
+export function serviceForSuite(flags: readonly string[] = []): TestService {
+  let started: TestService | undefined;
+  before(async () => {
+    started = await startTestService(flags);
+  });
+  after(async () => {
+    await started?.stop();
+  });
+  const get = (): TestService => {
+    if (started === undefined) throw new Error("the suite's service starts in its first before hook");
+    return started;
+  };
+  return {
+    get service() {
+      return get().service;
+    },
+    get url() {
+      return get().url;
+    },
+    get adminKey() {
+      return get().adminKey;
+    },
+    get dataDir() {
+      return get().dataDir;
+    },
+    stop: () => get().stop(),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import type { TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
+import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
@@ -144,26 +145,16 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
       { txid: randomTxid(), view: { status: { kind: 'mempool' } } },
       { txid: reorged.txid, view: { status: mined(blockHash(50), 4, 2) } },
     ];
-    let transactions = 0;
-    const counting: Db = {
-      ...fresh.db,
-      dialect: fresh.db.dialect,
-      query: (sql, params) => fresh.db.query(sql, params),
-      transaction: (fn) => {
-        transactions++;
-        return fresh.db.transaction(fn);
-      },
-      close: () => fresh.db.close(),
-    };
+    const counting = countingTransactions(fresh.db);
     const transitions: string[] = [];
     await applyLedgerStatuses(
       {
-        ...contextOn(counting),
+        ...contextOn(counting.db),
         onTransition: (t) => transitions.push(`${t.txid.slice(0, 6)} ${t.from}>${t.to}`),
       },
       updates,
     );
-    assert.equal(transactions, 1, 'one database transaction');
+    assert.equal(counting.transactions(), 1, 'one database transaction');
 
     assert.equal((await ticket(accepted.id)).status, 'SUCCESS');
     assert.equal((await ticket(toMine.id)).status, 'MINED');

@@ -7,6 +7,7 @@ import { type BroadcastResult, type Ledger, LedgerUnavailableError } from '../..
 import type { Db } from '../../src/store/db.js';
 import { type BroadcastItem, createBroadcastQueue } from '../../src/usecases/broadcast-queue.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
+import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
@@ -50,24 +51,15 @@ function gatedLedger(answer: Answer) {
 }
 
 function contextOn(db: Db, ledger: Ledger): ServiceContext & { transactions: () => number } {
-  let transactions = 0;
-  const counting: Db = {
-    dialect: db.dialect,
-    query: (sql, params) => db.query(sql, params),
-    transaction: (fn) => {
-      transactions++;
-      return db.transaction(fn);
-    },
-    close: () => db.close(),
-  };
+  const counting = countingTransactions(db);
   const quiet = { info() {}, warn() {}, error() {} };
   return {
-    db: counting,
+    db: counting.db,
     ledger,
     now: () => new Date(),
     tracker: { pollIntervalMs: 30_000, finalConfirmations: 6 },
     log: quiet,
-    transactions: () => transactions,
+    transactions: counting.transactions,
   } as unknown as ServiceContext & { transactions: () => number };
 }
 

@@ -7,6 +7,7 @@ import type { Ledger, StatusListener, TxStatus } from '../../src/ledger/port.js'
 import type { Db } from '../../src/store/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { startTracker, trackDueTickets } from '../../src/usecases/track-tickets.js';
+import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
@@ -22,24 +23,15 @@ const mined = (height: number): TxStatus => ({
 });
 
 function contextOn(db: Db, ledger: Partial<Ledger>, clock: { now: Date }) {
-  let transactions = 0;
-  const counting: Db = {
-    dialect: db.dialect,
-    query: (sql, params) => db.query(sql, params),
-    transaction: (fn) => {
-      transactions++;
-      return db.transaction(fn);
-    },
-    close: () => db.close(),
-  };
+  const counting = countingTransactions(db);
   const ctx = {
-    db: counting,
+    db: counting.db,
     ledger,
     now: () => clock.now,
     tracker: { pollIntervalMs: 1000, finalConfirmations: 6 },
     log: { info() {}, warn() {}, error() {} },
   } as unknown as ServiceContext;
-  return { ctx, transactions: () => transactions };
+  return { ctx, transactions: counting.transactions };
 }
 
 async function tickets(db: Db, n: number, status: 'SUCCESS' | 'MINED') {
