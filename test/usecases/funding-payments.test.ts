@@ -41,6 +41,19 @@ describeOnEachDb('funding payments', (fresh) => {
   let payment: ReturnType<typeof pay>;
   let genesisCoin: { txid: string; vout: number };
   const deps = () => ({ db: fresh.db, ledger: devnet, fundingScript, now: () => new Date() });
+  /** Refills the pool to 100 outputs from the reserve (the funding key's splits). */
+  const refill = () =>
+    refillFundingPool(
+      {
+        db: fresh.db,
+        ledger: devnet,
+        fundingKey: funding.privateKey,
+        feeRate: async () => FEE_RATE,
+        now: () => new Date(),
+        log: silent,
+      },
+      100,
+    );
 
   before(async () => {
     devnet = await createDevnet({
@@ -101,17 +114,7 @@ describeOnEachDb('funding payments', (fresh) => {
 
   it('a low pool is refilled from both outputs, largest first; the ledger accepts the split', async () => {
     assert.equal(await availableFundingCount(fresh.db), 0);
-    const txid = await refillFundingPool(
-      {
-        db: fresh.db,
-        ledger: devnet,
-        fundingKey: funding.privateKey,
-        feeRate: async () => FEE_RATE,
-        now: () => new Date(),
-        log: silent,
-      },
-      100,
-    );
+    const txid = await refill();
     assert.ok(txid !== null, 'a split was made');
     assert.equal(await availableFundingCount(fresh.db), 470);
     const status = await devnet.status(txid);
@@ -145,18 +148,6 @@ describeOnEachDb('funding payments', (fresh) => {
       'payment',
       new Date(),
     );
-    const refill = () =>
-      refillFundingPool(
-        {
-          db: fresh.db,
-          ledger: devnet,
-          fundingKey: funding.privateKey,
-          feeRate: async () => FEE_RATE,
-          now: () => new Date(),
-          log: silent,
-        },
-        100,
-      );
     await assert.rejects(refill(), /funding split refused by the ledger/);
     const [spentCoin] = await reserveOfTransaction(fresh.db, genesisCoin.txid);
     assert.equal(spentCoin?.state, 'refused');
