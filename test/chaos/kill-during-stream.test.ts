@@ -18,21 +18,10 @@ import {
   startOn,
   streamInDataDir,
 } from '../e2e/restart-support.js';
+import { prng } from '../support/client-fixtures.js';
 import { expectLedgerHoldsOnlyKnown, expectStoreAndLedgerAgree } from './invariants.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? (process.env.LONG === '1' ? 10 : 3));
-
-/** A small seeded generator (mulberry32): the kill points of a run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe(`chaos: kill -9 of the service at random points of a stream, ${ROUNDS} times`, () => {
   const run = streamInDataDir('chaos-kill');
@@ -41,7 +30,7 @@ describe(`chaos: kill -9 of the service at random points of a stream, ${ROUNDS} 
     const { dataDir, stream } = run;
     const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000_007);
     t.diagnostic(`CHAOS_SEED=${seed}`);
-    const random = seeded(seed);
+    const random = prng(seed); // seeded: the kill points of a run can be replayed
     const first: Outcome[] = stream.planned.map(() => ({ kind: 'none', why: 'never answered' }));
     for (let round = 0; round < ROUNDS; round++) {
       const killAfter = 1 + Math.floor(random() * stream.planned.length);

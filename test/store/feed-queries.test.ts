@@ -4,20 +4,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { rawTransaction, type SyncRecord, syncForAddresses, syncFrom } from '../../src/store/feed-queries.js';
+import { prng } from '../support/client-fixtures.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, restateTransaction, seedTransaction } from '../support/seed-store.js';
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const scores = (records: readonly SyncRecord[]) => records.map((r) => r.score);
 const txids = (records: readonly SyncRecord[]) => records.map((r) => r.txid);
