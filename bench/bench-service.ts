@@ -1,45 +1,12 @@
 // A service for a benchmark, in this process: a temporary data folder, the devnet mining only on
 // command, errors-only logs, no rate limits; and a PostgreSQL database of its own for the run.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { loadConfig } from '../src/config.js';
-import { ADMIN_KEY_FILE, type RunningService, startService } from '../src/service.js';
 import type { Db } from '../src/store/db.js';
+import { type ServiceInTemp, startServiceIn } from '../test/support/service-in-temp.js';
+import { freshDatabase } from '../test/support/test-databases.js';
 
-export interface BenchService {
-  readonly service: RunningService;
-  readonly adminKey: string;
-  stop(): Promise<void>;
-}
-
-export async function startBenchService(flags: readonly string[]): Promise<BenchService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-bench-'));
-  const config = loadConfig({
-    argv: [
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--block-interval-ms',
-      '0',
-      '--log-level',
-      'error',
-      '--no-rate-limit-enabled',
-      ...flags,
-    ],
-    env: {},
-  });
-  const service = await startService(config);
-  return {
-    service,
-    adminKey: readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim(),
-    stop: async () => {
-      await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+/** A bench's service: errors-only logs, no rate limits, then `flags`. */
+export function startBenchService(flags: readonly string[]): Promise<ServiceInTemp> {
+  return startServiceIn('bench', ['--log-level', 'error', '--no-rate-limit-enabled', ...flags]);
 }
 
 /** Runs `fn` with the URL of a fresh database on the server of `serverUrl`, dropped after. */
@@ -47,17 +14,11 @@ export async function withBenchDatabase(
   serverUrl: string,
   fn: (url: string) => Promise<void>,
 ): Promise<void> {
-  const name = `tokenproxy_bench_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const database = await freshDatabase(serverUrl, 'bench');
   try {
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    await fn(url.href);
+    await fn(database.url);
   } finally {
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -13,7 +13,7 @@ import { parseCallbackAllow } from '../src/callbacks/address-guard.js';
 import { createDeliverer } from '../src/callbacks/deliverer.js';
 import { createApiKey } from '../src/store/api-keys-store.js';
 import type { Db } from '../src/store/db.js';
-import { testTargets } from '../test/store/test-databases.js';
+import { testTargets } from '../test/support/test-databases.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 8000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under test/ and src/ with node:test through tsx.
+// Runs every *.test.ts under test/ with node:test through tsx (tests live only under test/).
 // Node 20 does not expand globs in --test arguments, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [path-filter ...]
 import { spawnSync } from 'node:child_process';
@@ -20,14 +20,7 @@ function collect(dir) {
   return out;
 }
 
-const files = ['src', 'test']
-  .flatMap((d) => {
-    try {
-      return collect(join(root, d));
-    } catch {
-      return [];
-    }
-  })
+const files = collect(join(root, 'test'))
   .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
   .sort();
 

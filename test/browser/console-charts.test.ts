@@ -7,23 +7,17 @@
 // Without /usr/bin/chromium the suite is skipped (`apt-get install chromium`), or fails under CI.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { http } from '../e2e/e2e-http.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
+import { type Browser, openChromium, skipWithoutChromium } from '../support/chromium.js';
 import { seedTicket } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/console/', import.meta.url).pathname;
-const missing = !existsSync(CHROMIUM);
-const skip =
-  missing && process.env.CI === undefined
-    ? `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the console's browser tests`
-    : false;
 
 /** What a chart shows, read from the page. */
 interface ChartFacts {
@@ -38,11 +32,12 @@ interface ChartFacts {
   readonly plotHeight: number;
 }
 
-describe('console charts, search links and a phone-sized screen, in Chromium', { skip }, () => {
+describe('console charts, search links and a phone-sized screen, in Chromium', {
+  skip: skipWithoutChromium,
+}, () => {
   let t: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let profile: string;
   const problems: string[] = [];
   const holder = party(`charts ${randomUUID()}`);
   let mintTxid = '';
@@ -76,7 +71,6 @@ describe('console charts, search links and a phone-sized screen, in Chromium', {
     })`);
 
   before(async () => {
-    if (missing) assert.fail(`${CHROMIUM} is missing and CI is set: install it (apt-get install chromium)`);
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestService();
     const db = t.service.parts.db;
@@ -122,20 +116,8 @@ describe('console charts, search links and a phone-sized screen, in Chromium', {
       return r.ticket?.status === 'MINED' ? true : undefined;
     }, 'the mint mined');
 
-    profile = mkdtempSync(join(tmpdir(), 'tokenproxy-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-sync',
-      ],
-      viewport: { width: 1440, height: 1000 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await openChromium({ args: ['--disable-sync'], viewport: { width: 1440, height: 1000 } });
+    ({ page } = browser);
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (msg) => {
@@ -149,9 +131,8 @@ describe('console charts, search links and a phone-sized screen, in Chromium', {
   });
 
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.stop();
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
   });
 
   it('every chart has a time axis, a labelled value axis and its latest value', async () => {

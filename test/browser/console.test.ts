@@ -5,22 +5,16 @@
 // Without /usr/bin/chromium the suite is skipped (`apt-get install chromium`), or fails under CI.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { http } from '../e2e/e2e-http.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
+import { type Browser, openChromium, skipWithoutChromium } from '../support/chromium.js';
 import { party } from '../support/token-world.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/console/', import.meta.url).pathname;
-const missing = !existsSync(CHROMIUM);
-const skip =
-  missing && process.env.CI === undefined
-    ? `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the console's browser tests`
-    : false;
 
 type Amount = { atomic: number; tokens: string };
 
@@ -31,11 +25,10 @@ function group(tokens: string): string {
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
-describe('operator console in Chromium', { skip }, () => {
+describe('operator console in Chromium', { skip: skipWithoutChromium }, () => {
   let t: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let profile: string;
   const problems: string[] = [];
   const holder = party(`browser ${randomUUID()}`);
   let mintedTxid = '';
@@ -57,29 +50,13 @@ describe('operator console in Chromium', { skip }, () => {
   const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
 
   before(async () => {
-    if (missing) {
-      assert.fail(
-        `${CHROMIUM} is missing and CI is set: install it (apt-get install chromium) on the CI host`,
-      );
-    }
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestService();
-    profile = mkdtempSync(join(tmpdir(), 'tokenproxy-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+    browser = await openChromium({
+      args: ['--disable-quic', '--disable-component-update', '--disable-sync'],
       viewport: { width: 1440, height: 1000 },
     });
-    page = context.pages()[0] ?? (await context.newPage());
+    ({ page } = browser);
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (msg) => {
@@ -95,9 +72,8 @@ describe('operator console in Chromium', { skip }, () => {
   });
 
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.stop();
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
   });
 
   it('refuses a wrong key with an error and shows no data', async () => {

@@ -2,41 +2,26 @@
 // request leaves the service's origin), its chapters in a wallet developer's reading order,
 // an operation opens with its request and answer shapes, and "Try it out" calls the service.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from '../e2e/support.js';
+import { type Browser, openChromium, skipWithoutChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../../test-artifacts/docs/', import.meta.url).pathname;
-const missing = !existsSync(CHROMIUM);
-const skip =
-  missing && process.env.CI === undefined
-    ? `${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests`
-    : false;
 
-describe('/docs in Chromium', { skip }, () => {
+describe('/docs in Chromium', { skip: skipWithoutChromium }, () => {
   let t: TestService;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let profile: string;
   const foreign: string[] = [];
   const problems: string[] = [];
 
   before(async () => {
-    if (missing) assert.fail(`${CHROMIUM} is missing and CI is set: install it on the CI host`);
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestService();
-    profile = mkdtempSync(join(tmpdir(), 'tokenproxy-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await openChromium({ viewport: { width: 1280, height: 900 } });
+    ({ page } = browser);
     const origin = new URL(t.url).origin;
     page.on('request', (request) => {
       const url = request.url();
@@ -48,9 +33,8 @@ describe('/docs in Chromium', { skip }, () => {
     page.on('pageerror', (error) => problems.push(error.message));
   });
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.stop();
-    if (profile !== undefined) rmSync(profile, { recursive: true, force: true });
   });
 
   it('renders the chapters in reading order from its own files, and tries an operation', async () => {

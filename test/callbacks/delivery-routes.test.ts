@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import { deliveryRoutes } from '../../src/http/routes/delivery-routes.js';
 import { KEYS, type TestApp, testApp } from '../http/support.js';
-import { type FreshDb, testTargets } from '../store/test-databases.js';
 import { seedTicket } from '../support/seed-store.js';
+import { type FreshDb, testTargets } from '../support/test-databases.js';
 import { newMasterKey, testClock, testDeliverer, ticketWithEvents } from './outbox-fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 

@@ -14,10 +14,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createDeliverer, type Deliverer } from '../../src/callbacks/deliverer.js';
-import { loadConfig } from '../../src/config.js';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
+import { startServiceOn } from '../support/service-in-temp.js';
 import { type ChaosStream, mineUntilAllEnded, prepareChaosStream, submitTransfer } from './chaos-stream.js';
 import { expectInvariants } from './invariants.js';
 
@@ -231,12 +231,7 @@ describe('chaos: a callback receiver that hangs, beside a healthy one', () => {
     const { dataDir } = t!;
     await t!.service.stop();
     const requestsBefore = hanging!.requests;
-    service = await startService(
-      loadConfig({
-        argv: ['--data-dir', dataDir, '--port', '0', '--block-interval-ms', '0', ...SERVICE_FLAGS],
-        env: {},
-      }),
-    );
+    service = await startServiceOn(dataDir, SERVICE_FLAGS);
     // The retries fall due within seconds (5 s +- 20 %): the service's deliverer tries again.
     await eventually(
       async () => (hanging!.requests > requestsBefore ? true : undefined),
@@ -255,22 +250,7 @@ describe('chaos: a callback receiver that hangs, beside a healthy one', () => {
       50,
     );
     // Reopened to look: the attempt cut short by the stop was not recorded (the event went back).
-    service = await startService(
-      loadConfig({
-        argv: [
-          '--data-dir',
-          dataDir,
-          '--port',
-          '0',
-          '--block-interval-ms',
-          '0',
-          ...SERVICE_FLAGS,
-          '--roles',
-          'api,devnet',
-        ],
-        env: {},
-      }),
-    );
+    service = await startServiceOn(dataDir, [...SERVICE_FLAGS, '--roles', 'api,devnet']);
     const [attemptsAfter] = await service.parts.db.query<{ n: string }>(
       'SELECT count(*) AS n FROM delivery_attempts a JOIN events e ON e.id = a.event_id WHERE e.ticket_id = ANY($1)',
       [hangingTickets],

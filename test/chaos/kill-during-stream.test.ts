@@ -5,84 +5,39 @@
 // transaction the store does not know, balances sum to the supply.
 // CHAOS_ROUNDS sets the kills (default 3; LONG=1: 10), CHAOS_SEED the random points.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { RunningService } from '../../src/service.js';
+import { describe, it } from 'node:test';
 import {
   expectAllMined,
   expectBalances,
   expectLedgerAndIndexAgree,
   expectNoOutputBothSpentAndUnspent,
   type Outcome,
-  prepareStream,
   recordedTransfers,
   resend,
-  type Stream,
-  sendStream,
+  sendUntilKilled,
   startOn,
-  startProcess,
+  streamInDataDir,
 } from '../e2e/restart-support.js';
+import { prng } from '../support/client-fixtures.js';
 import { expectLedgerHoldsOnlyKnown, expectStoreAndLedgerAgree } from './invariants.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? (process.env.LONG === '1' ? 10 : 3));
 
-/** A small seeded generator (mulberry32): the kill points of a run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Runs the stream against a new service process and kills it (SIGKILL) after `killAfter` tickets. */
-async function killedRound(dataDir: string, stream: Stream, killAfter: number): Promise<Outcome[]> {
-  const { child, url } = await startProcess(dataDir);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  };
-  try {
-    return await sendStream(url, stream, killAfter, kill);
-  } finally {
-    await kill();
-  }
-}
-
 describe(`chaos: kill -9 of the service at random points of a stream, ${ROUNDS} times`, () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-chaos-kill-'));
-  let service: RunningService | undefined;
-  let stream: Stream;
-
-  before(async () => {
-    service = await startOn(dataDir);
-    stream = await prepareStream(service);
-    await service.stop();
-    service = undefined;
-  });
-
-  after(async () => {
-    await service?.stop().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const run = streamInDataDir('chaos-kill');
 
   it('loses no ticket, ends every ticket, and leaves store and ledger in agreement', async (t) => {
+    const { dataDir, stream } = run;
     const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000_007);
     t.diagnostic(`CHAOS_SEED=${seed}`);
-    const random = seeded(seed);
+    const random = prng(seed); // seeded: the kill points of a run can be replayed
     const first: Outcome[] = stream.planned.map(() => ({ kind: 'none', why: 'never answered' }));
     for (let round = 0; round < ROUNDS; round++) {
       const killAfter = 1 + Math.floor(random() * stream.planned.length);
       // Each round sends the transfers in another order, so the kills fall on new ones too.
       const order = stream.planned.map((_, i) => i).sort(() => random() - 0.5);
       const shuffled = { ...stream, planned: order.map((i) => stream.planned[i]!) };
-      const outcomes = await killedRound(dataDir, shuffled, killAfter);
+      const outcomes = await sendUntilKilled(dataDir, shuffled, killAfter);
       for (const [j, outcome] of outcomes.entries()) {
         const i = order[j]!;
         if (outcome?.kind !== 'ticket') continue;
@@ -97,7 +52,8 @@ describe(`chaos: kill -9 of the service at random points of a stream, ${ROUNDS} 
       );
     }
 
-    service = await startOn(dataDir);
+    const service = await startOn(dataDir);
+    run.service = service;
     const answered = first.filter((o) => o.kind === 'ticket').length;
     assert.ok((await recordedTransfers(service, stream)) >= answered, 'every answered transfer was recorded');
     const tickets = await resend(service, stream, first);

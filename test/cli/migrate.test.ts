@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { loadMigrations } from '../../src/store/migrate.js';
-import { freshDatabase, testDatabaseUrl } from '../support/ledger-world.js';
+import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";

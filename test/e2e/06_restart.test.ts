@@ -6,12 +6,7 @@
 // sum to the supply, no output is both spent and unspent, and the devnet and the index agree
 // on the unspent token outputs.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { RunningService } from '../../src/service.js';
+import { describe, it } from 'node:test';
 import {
   balanceSum,
   expectAllMined,
@@ -19,13 +14,13 @@ import {
   expectLedgerAndIndexAgree,
   expectNoOutputBothSpentAndUnspent,
   type Outcome,
-  prepareStream,
   recordedTransfers,
   resend,
   type Stream,
   sendStream,
+  sendUntilKilled,
   startOn,
-  startProcess,
+  streamInDataDir,
 } from './restart-support.js';
 
 /** The service goes away once this many transfers were answered. */
@@ -37,24 +32,11 @@ function describeRestart(
   interrupted: (dataDir: string, stream: Stream) => Promise<Outcome[]>,
 ) {
   describe(name, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-e2e-restart-'));
-    let service: RunningService | undefined;
-    let stream: Stream;
+    const run = streamInDataDir('e2e-restart');
     let tickets: string[] = [];
 
-    before(async () => {
-      service = await startOn(dataDir);
-      stream = await prepareStream(service);
-      await service.stop();
-      service = undefined;
-    });
-
-    after(async () => {
-      await service?.stop().catch(() => undefined);
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-
     it('the new service answers every transfer, each answered one with its first ticket', async (t) => {
+      const { dataDir, stream } = run;
       const first = await interrupted(dataDir, stream);
       const answered = first.filter((o) => o.kind === 'ticket').length;
       assert.ok(answered >= STOP_AFTER, `answered before the restart: ${answered}`);
@@ -63,7 +45,8 @@ function describeRestart(
       t.diagnostic(`answered before the restart: ${answered} of ${stream.planned.length}`);
       t.diagnostic(`unanswered: ${[...failures].join('; ')}`);
 
-      service = await startOn(dataDir);
+      const service = await startOn(dataDir);
+      run.service = service;
       const recorded = await recordedTransfers(service, stream);
       t.diagnostic(`recorded before the restart: ${recorded}`);
       assert.ok(recorded >= answered, 'every answered transfer was recorded');
@@ -73,19 +56,19 @@ function describeRestart(
     });
 
     it('every ticket reaches SUCCESS, then MINED', async () => {
-      await expectAllMined(service!, stream, tickets);
+      await expectAllMined(run.service!, run.stream, tickets);
     });
 
     it('balances are what the transfers make them, and sum to the supply', async () => {
-      await expectBalances(service!, stream);
+      await expectBalances(run.service!, run.stream);
     });
 
     it('no output is both spent and unspent, and nothing stays reserved', async () => {
-      await expectNoOutputBothSpentAndUnspent(service!);
+      await expectNoOutputBothSpentAndUnspent(run.service!);
     });
 
     it('the devnet and the index agree on which token outputs are unspent', async () => {
-      await expectLedgerAndIndexAgree(service!, stream);
+      await expectLedgerAndIndexAgree(run.service!, run.stream);
     });
   });
 }
@@ -100,17 +83,5 @@ describeRestart(
 
 describeRestart(
   'restart: the service process killed (SIGKILL) in the middle of a stream',
-  async (dataDir, stream) => {
-    const { child, url } = await startProcess(dataDir);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const kill = async (process: ChildProcess) => {
-      process.kill('SIGKILL');
-      await exited;
-    };
-    try {
-      return await sendStream(url, stream, STOP_AFTER, () => kill(child));
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) await kill(child);
-    }
-  },
+  (dataDir, stream) => sendUntilKilled(dataDir, stream, STOP_AFTER),
 );

@@ -2,17 +2,11 @@
 // the first one keeps serving.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
-import { startTestService, type TestService } from './support.js';
+import { describe, it } from 'node:test';
+import { serviceForSuite } from './support.js';
 
 describe('one process per embedded data folder', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = serviceForSuite();
 
   it('refuses a second `tokenproxy start` on the same folder, naming the folder and the holder', async () => {
     const second = spawnSync(

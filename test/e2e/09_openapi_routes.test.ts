@@ -2,8 +2,8 @@
 // operation is documented (but the frame's own pages, which are hidden on purpose), and
 // every documented operation is served.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestService, type TestService } from './support.js';
+import { describe, it } from 'node:test';
+import { serviceForSuite } from './support.js';
 
 const UNDOCUMENTED = new Set([
   'GET /healthz',
@@ -43,13 +43,7 @@ function servedOperations(tree: string): Set<string> {
 }
 
 describe('OpenAPI and routes in step', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = serviceForSuite();
 
   it('documents every operation served, and serves every operation documented', async () => {
     const served = servedOperations(t.service.app!.printRoutes({ commonPrefix: false }));

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createDeliverer } from '../../src/callbacks/deliverer.js';
-import { loadConfig } from '../../src/config.js';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { SSRF_URLS } from '../callbacks/ssrf-forms.js';
@@ -21,20 +20,11 @@ import {
   verifyWebhook,
   type WebhookReceiver,
 } from '../callbacks/webhook-receiver.js';
+import { startServiceOn } from '../support/service-in-temp.js';
 import { party } from '../support/token-world.js';
 import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually, startTestService, type TestService } from './support.js';
 
-const FLAGS = [
-  '--port',
-  '0',
-  '--block-interval-ms',
-  '0',
-  '--log-level',
-  'warn',
-  '--callback-allow',
-  '127.0.0.1',
-];
 const FEE = 100n;
 const silentLog = { info() {}, warn() {}, error() {} };
 
@@ -160,7 +150,7 @@ describe('callbacks to a receiver on loopback', () => {
 
 describe('a receiver down for the whole run of a transfer, and a restart in between', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-e2e-callbacks-'));
-  const start = () => startService(loadConfig({ argv: ['--data-dir', dataDir, ...FLAGS], env: {} }));
+  const start = () => startServiceOn(dataDir, ['--log-level', 'warn', '--callback-allow', '127.0.0.1']);
   let service: RunningService | undefined;
   let receiver: WebhookReceiver;
   let wallet: Wallet;

@@ -5,20 +5,17 @@
 // secret (API key, webhook secret, callback secret, operator or wallet private keys, master
 // key) appears in any captured line.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { PrivateKey } from '@bsv/sdk';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
 import { toHex } from '../../src/domain/script-chunks.js';
-import { ADMIN_KEY_FILE, type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { TRANSITION_MESSAGE } from '../../src/usecases/report-transitions.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
+import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
 import { party } from '../support/token-world.js';
 import { http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually } from './support.js';
@@ -47,8 +44,8 @@ interface LogLine {
 
 describe('ticket observability (e2e, captured logs)', () => {
   const lines: string[] = [];
+  let started: ServiceInTemp | undefined;
   let service: RunningService;
-  let dataDir: string;
   let url: string;
   let receiver: WebhookReceiver;
   let key: string;
@@ -70,47 +67,31 @@ describe('ticket observability (e2e, captured logs)', () => {
   };
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-observability-'));
     const capture = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(line);
         done();
       },
     });
-    const config = loadConfig({
-      argv: [
-        '--data-dir',
-        dataDir,
-        '--port',
-        '0',
-        '--block-interval-ms',
-        '0',
-        '--callback-allow',
-        '127.0.0.1',
-        '--metrics-token',
-        TOKEN,
-        '--tracker-poll-ms',
-        '200',
-      ],
-      env: {},
-    });
-    service = await startService(config, 'test', pino({ level: 'info' }, capture));
-    url = service.url!;
+    started = await startServiceIn(
+      'observability',
+      ['--callback-allow', '127.0.0.1', '--metrics-token', TOKEN, '--tracker-poll-ms', '200'],
+      { version: 'test', logger: pino({ level: 'info' }, capture) },
+    );
+    ({ service, url } = started);
     receiver = await startWebhookReceiver((request) => ({
       status: request.path === '/retry' ? 500 : request.path === '/gone' ? 410 : 204,
     }));
-    const adminKey = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
     const created = await http(url, 'POST', '/v2/admin/keys', {
-      key: adminKey,
+      key: started.adminKey,
       body: { name: 'wallet', scopes: ['read', 'submit'] },
     });
     assert.equal(created.status, 201, created.text);
     ({ key, webhookSecret } = created.json as { key: string; webhookSecret: string });
   });
   after(async () => {
-    await service?.stop();
+    await started?.stop();
     await receiver?.close();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('transfers taken to MINED: one line per transition, histograms and attempts counted exactly', async () => {
@@ -232,7 +213,7 @@ describe('ticket observability (e2e, captured logs)', () => {
 
   it('no captured line holds a secret', () => {
     const { keys, masterKey } = service.parts;
-    const adminKey = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
+    const { adminKey } = started!;
     const wif = (k: Uint8Array) => PrivateKey.fromHex(toHex(k)).toWif();
     const secrets: Record<string, string> = {
       'admin key': adminKey,

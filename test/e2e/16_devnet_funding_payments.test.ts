@@ -3,24 +3,18 @@
 // telling the service, the funding key's own transactions are never taken for payments, and
 // a low pool is refilled from the payment.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { addressesOf } from '../../src/keys/operator-keys.js';
 import { availableFundingCount } from '../../src/store/funding-pool.js';
 import { availableReserve, reserveOfTransaction } from '../../src/store/funding-reserve.js';
 import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';
-import { eventually, startTestService, type TestService } from './support.js';
+import { eventually, serviceForSuite } from './support.js';
 
 const wallet = party('devnet funding wallet');
 
 describe('devnet: payments to the funding address are noticed', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = serviceForSuite();
 
   it('records a wallet’s payment as reserve, never the funding key’s own transactions, and refills from it', async () => {
     const { db, devnet, keys } = t.service.parts;

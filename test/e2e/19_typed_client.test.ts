@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { party } from '../support/token-world.js';
 import { transferOf, utxosOf } from './e2e-http.js';
-import { eventually, startTestService, type TestService } from './support.js';
+import { eventually, serviceForSuite } from './support.js';
 
 const DIR = fileURLToPath(new URL('../typed-client/', import.meta.url));
 const CALLS_MODULE: string = '../typed-client/calls.js';
@@ -35,13 +35,7 @@ interface TypedCalls {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('a typed client generated from /openapi.json', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = serviceForSuite();
 
   it('compiles against the generated types and calls each resource', async () => {
     const doc = await (await fetch(`${t.url}/openapi.json`)).json();

@@ -2,20 +2,16 @@
 // marks public (no security) answers without a key, and GET /metrics, which needs an admin key
 // or the metrics token, is marked so (before: public, `security: []`, x-scope public).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestService, type TestService } from './support.js';
+import { before, describe, it } from 'node:test';
+import { serviceForSuite } from './support.js';
 
 type Operation = { security?: unknown[]; 'x-scope'?: string };
 
 describe('OpenAPI security and the served routes', () => {
-  let t: TestService;
+  const t = serviceForSuite(['--metrics-token', 'metrics-token-0123456789']);
   let paths: Record<string, Record<string, Operation>>;
   before(async () => {
-    t = await startTestService(['--metrics-token', 'metrics-token-0123456789']);
     paths = ((await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: typeof paths }).paths;
-  });
-  after(async () => {
-    await t?.stop();
   });
 
   it('marks /metrics as needing a key (admin) or the metrics token as a bearer', async () => {

@@ -2,13 +2,17 @@
 // its own mined output), sent in lanes until the service goes away; the wallets' resending
 // to the next service; and the checks that nothing was lost.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../src/config.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
-import { type RunningService, startService } from '../../src/service.js';
+import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { startServiceOn } from '../support/service-in-temp.js';
 import { expectNoOutputBothSpentAndUnspent as expectSpendsConsistent } from '../support/store-invariants.js';
 import { party } from '../support/token-world.js';
 import { http, type TokenFacts, transferOf, utxosOf } from './e2e-http.js';
@@ -43,11 +47,46 @@ export interface Stream {
 }
 
 export function startOn(dataDir: string): Promise<RunningService> {
-  return startService(loadConfig({ argv: ['--data-dir', dataDir, ...SERVICE_FLAGS], env: {} }));
+  return startServiceOn(dataDir, SERVICE_FLAGS);
 }
 
-/** `tokenproxy start` in its own process, for a kill -9; resolves with its base URL. */
-export function startProcess(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+export interface StreamRun {
+  readonly dataDir: string;
+  readonly stream: Stream;
+  /** The service the suite runs on the folder now: stopped in the suite's `after`, if set. */
+  service: RunningService | undefined;
+}
+
+/**
+ * A data folder `tokenproxy-<label>-*` with a prepared stream, made in the calling suite's
+ * `before` (by a service stopped again); its service stopped and the folder removed in its `after`.
+ */
+export function streamInDataDir(label: string): StreamRun {
+  const dataDir = mkdtempSync(join(tmpdir(), `tokenproxy-${label}-`));
+  let stream: Stream | undefined;
+  const run: StreamRun = {
+    dataDir,
+    get stream() {
+      if (stream === undefined) throw new Error(`${label}: the stream is prepared in the suite's before`);
+      return stream;
+    },
+    service: undefined,
+  };
+  before(async () => {
+    run.service = await startOn(dataDir);
+    stream = await prepareStream(run.service);
+    await run.service.stop();
+    run.service = undefined;
+  });
+  after(async () => {
+    await run.service?.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return run;
+}
+
+/** `tokenproxy start` in its own process; resolves with its base URL and a kill -9 (awaits the exit). */
+export function startProcess(dataDir: string): Promise<{ url: string; kill(): Promise<void> }> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const args = JSON.stringify(['--data-dir', dataDir, ...SERVICE_FLAGS]);
   const child = spawn(
@@ -55,6 +94,11 @@ export function startProcess(dataDir: string): Promise<{ child: ChildProcess; ur
     ['--import', 'tsx', '-e', `import('./src/cli/start.ts').then((m) => m.runStart(${args}))`],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
@@ -65,12 +109,26 @@ export function startProcess(dataDir: string): Promise<{ child: ChildProcess; ur
     child.stderr!.on('data', (chunk: Buffer) => {
       err += chunk.toString();
       const url = /running at (http:\/\/[0-9.:]+)/.exec(err)?.[1];
-      if (url !== undefined) resolve({ child, url });
+      if (url !== undefined) resolve({ url, kill });
     });
     child.once('exit', (code, signal) =>
       reject(new Error(`service process exited (${code ?? signal}): ${err || out}`)),
     );
   });
+}
+
+/** Sends the stream to a new service process on `dataDir` and kills it (SIGKILL) after `killAfter` tickets. */
+export async function sendUntilKilled(
+  dataDir: string,
+  stream: Stream,
+  killAfter: number,
+): Promise<Outcome[]> {
+  const running = await startProcess(dataDir);
+  try {
+    return await sendStream(running.url, stream, killAfter, running.kill);
+  } finally {
+    await running.kill();
+  }
 }
 
 /** Mints each holder its outputs, mines them, and signs one transfer per output. */

@@ -1,39 +1,49 @@
 // End-to-end support: a real tokenproxy (embedded default: PGlite + devnet) on a real port in
 // a fresh data folder, and the reference client pointed at it by rewriting its base URL.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
-import { ADMIN_KEY_FILE, type RunningService, startService } from '../../src/service.js';
+import { after, before } from 'node:test';
+import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
 import { checkAnswer } from './openapi-answers.js';
 
 export const SANDBOX_URL = 'https://sandbox-proxy-api.mnee.net';
 
-export interface TestService {
-  readonly service: RunningService;
-  readonly url: string;
-  readonly adminKey: string;
-  readonly dataDir: string;
-  stop(): Promise<void>;
+/** An end-to-end service: the embedded defaults with the api role, so `url` and `adminKey` are set. */
+export type TestService = ServiceInTemp;
+
+export function startTestService(flags: readonly string[] = []): Promise<TestService> {
+  return startServiceIn('e2e', ['--log-level', 'warn', ...flags]);
 }
 
-export async function startTestService(flags: readonly string[] = []): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-e2e-'));
-  const config = loadConfig({
-    argv: ['--data-dir', dataDir, '--port', '0', '--block-interval-ms', '0', '--log-level', 'warn', ...flags],
-    env: {},
+/**
+ * The suite's service, started in a `before` and stopped in an `after` registered where this is
+ * called (first in the describe body: the suite's own `before` hooks find it started). Read its
+ * fields inside hooks and tests.
+ */
+export function serviceForSuite(flags: readonly string[] = []): TestService {
+  let started: TestService | undefined;
+  before(async () => {
+    started = await startTestService(flags);
   });
-  const service = await startService(config);
-  const adminKey = readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim();
+  after(async () => {
+    await started?.stop();
+  });
+  const get = (): TestService => {
+    if (started === undefined) throw new Error("the suite's service starts in its first before hook");
+    return started;
+  };
   return {
-    service,
-    url: service.url!,
-    adminKey,
-    dataDir,
-    async stop() {
-      await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+    get service() {
+      return get().service;
     },
+    get url() {
+      return get().url;
+    },
+    get adminKey() {
+      return get().adminKey;
+    },
+    get dataDir() {
+      return get().dataDir;
+    },
+    stop: () => get().stop(),
   };
 }
 

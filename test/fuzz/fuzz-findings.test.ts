@@ -2,16 +2,12 @@
 // a text value) answered 500; a 15-byte rawtx announcing 3.6 billion inputs ran the service
 // out of memory. Each is a 4xx now.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { assertProblem, http } from '../e2e/e2e-http.js';
-import { startTestService, type TestService } from '../e2e/support.js';
+import { serviceForSuite } from '../e2e/support.js';
 
 describe('requests the fuzz suite found answered 500 or worse', () => {
-  let t: TestService;
-  before(async () => {
-    t = await startTestService(['--no-rate-limit-enabled']);
-  });
-  after(() => t?.stop());
+  const t = serviceForSuite(['--no-rate-limit-enabled']);
 
   it('revoking the key "%00" is a 404, not a 500', async () => {
     for (const id of ['%00', 'a%00b', '01a200c5-1ce2-73f1-bbd7-5ba87e80883%00']) {

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type AppInstance, buildApp } from '../../src/http/app.js';
 import { grants, presentedKey, principalOf, type Scope } from '../../src/http/auth.js';
-import { InMemoryApiKeyVerifier } from '../../src/http/in-memory-api-keys.js';
+import { InMemoryApiKeyVerifier } from '../support/in-memory-api-keys.js';
 import { KEYS, type TestApp, testApp } from './support.js';
 
 function scopedRoutes(app: AppInstance): void {

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type AppDeps, type AppInstance, buildApp, type RoutePlugin } from '../../src/http/app.js';
 import type { Readiness } from '../../src/http/health.js';
-import { type InMemoryApiKey, InMemoryApiKeyVerifier } from '../../src/http/in-memory-api-keys.js';
+import { type InMemoryApiKey, InMemoryApiKeyVerifier } from '../support/in-memory-api-keys.js';
 
 export const KEYS = {
   read: 'tp_read_0123456789abcdef',

@@ -3,39 +3,21 @@
 // deploy transaction reaches ARC, one ticket, one feed record), the other finds it, and both
 // serve the same token ID. Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { http } from '../e2e/e2e-http.js';
-import {
-  freshDatabase,
-  type Instance,
-  type Ledger,
-  startInstance,
-  startLedger,
-  testDatabaseUrl,
-} from '../support/ledger-world.js';
+import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
 
 describe('two instances deploying on an empty database at once', {
   skip: testDatabaseUrl === undefined,
 }, () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let ledger: Ledger;
+  const world = sharedWorld('concurrent deploy');
   const instances: Instance[] = [];
   let starts: PromiseSettledResult<Instance>[] = [];
 
   before(async () => {
-    db = await freshDatabase(testDatabaseUrl!, 'deploy');
-    ledger = await startLedger('concurrent deploy');
-    starts = await Promise.allSettled([
-      startInstance(ledger, db.url, 'api'),
-      startInstance(ledger, db.url, 'api'),
-    ]);
+    starts = await Promise.allSettled([world.start('api'), world.start('api')]);
     for (const s of starts) if (s.status === 'fulfilled') instances.push(s.value);
-  });
-
-  after(async () => {
-    for (const i of instances) await i.stop().catch(() => undefined);
-    await ledger?.close();
-    await db?.drop();
   });
 
   it('both start without an error', () => {
@@ -48,7 +30,7 @@ describe('two instances deploying on an empty database at once', {
     const [a, b] = instances.map((i) => i.service.parts.token.tokenId);
     assert.equal(a, b);
     const deployTxid = a!.split('_')[0]!;
-    assert.deepEqual(ledger.broadcasts, [deployTxid], 'the deploy, sent once');
+    assert.deepEqual(world.ledger.broadcasts, [deployTxid], 'the deploy, sent once');
     for (const i of instances) {
       const res = await http(i.url!, 'GET', '/v1/config');
       assert.equal(res.status, 200, res.text);

@@ -5,20 +5,14 @@
 // polling GET /v1/sync?from= round-robin across the instances sees every change once, in
 // score order. Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import type { SqlValue } from '../../src/store/db.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
-import {
-  freshDatabase,
-  type Instance,
-  type Ledger,
-  startInstance,
-  startLedger,
-  testDatabaseUrl,
-} from '../support/ledger-world.js';
+import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 
 const HOLDERS = Array.from({ length: 6 }, (_, i) => party(`scale holder ${i}`));
@@ -36,28 +30,18 @@ type Answer = { readonly ticket: string } | { readonly status: number; readonly 
 describe('four api instances and a tracker on one PostgreSQL', {
   skip: testDatabaseUrl === undefined,
 }, () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let ledger: Ledger;
+  const world = sharedWorld('scale');
   const instances: Instance[] = [];
   let tracker: Instance;
   let key: string;
   const urls = () => instances.map((i) => i.url!);
 
   before(async () => {
-    db = await freshDatabase(testDatabaseUrl!, 'scale');
-    ledger = await startLedger('scale');
     // The first instance deploys the token; the tracker fills the funding pool; the others find both.
-    instances.push(await startInstance(ledger, db.url, 'api'));
-    await ledger.devnet.mine(1);
-    tracker = await startInstance(ledger, db.url, 'tracker');
-    for (let i = 0; i < 3; i++) instances.push(await startInstance(ledger, db.url, 'api'));
-  });
-
-  after(async () => {
-    for (const i of instances) await i.stop().catch(() => undefined);
-    await tracker?.stop().catch(() => undefined);
-    await ledger?.close();
-    await db?.drop();
+    instances.push(await world.start('api'));
+    await world.ledger.devnet.mine(1);
+    tracker = await world.start('tracker');
+    for (let i = 0; i < 3; i++) instances.push(await world.start('api'));
   });
 
   const sql = async <T extends Record<string, unknown>>(text: string, params: SqlValue[] = []) =>
@@ -72,7 +56,7 @@ describe('four api instances and a tracker on one PostgreSQL', {
     const configs = await Promise.all(urls().map((u) => http(u, 'GET', '/v1/config')));
     for (const c of configs) assert.equal(c.status, 200, c.text);
     assert.equal(new Set(configs.map((c) => (c.json as { tokenId: string }).tokenId)).size, 1);
-    assert.equal(tracker.url, null, 'the tracker serves no HTTP');
+    assert.equal(tracker.service.url, null, 'the tracker serves no HTTP');
   });
 
   it('a mixed load: each conflict ends with one ticket, the feed is seen once in score order', async () => {
@@ -82,7 +66,7 @@ describe('four api instances and a tracker on one PostgreSQL', {
     for (const holder of HOLDERS)
       for (let i = 0; i < OUTPUTS_PER_HOLDER; i++)
         await mintTokens(first.ctx, first.keys.mint, { to: holder.address, amount: BigInt(1_000_000 + i) });
-    await ledger.devnet.mine(1);
+    await world.ledger.devnet.mine(1);
     await eventually(allMined, 'the mints MINED', 300);
 
     const token = first.ctx.token;
@@ -117,7 +101,7 @@ describe('four api instances and a tracker on one PostgreSQL', {
     const miner = (async () => {
       while (mining) {
         await new Promise((r) => setTimeout(r, 300));
-        await ledger.devnet.mine(1);
+        await world.ledger.devnet.mine(1);
       }
     })();
     try {

@@ -3,16 +3,10 @@
 // then 429 with Retry-After from every instance; another key's budget is untouched. Runs when
 // TEST_DATABASE_URL is set (and needs the machine's Redis, as the rate-limit e2e does).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/store/api-keys-store.js';
-import {
-  freshDatabase,
-  type Instance,
-  type Ledger,
-  startInstance,
-  startLedger,
-  testDatabaseUrl,
-} from '../support/ledger-world.js';
+import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const LIMIT = 10;
@@ -22,20 +16,11 @@ const SHARED = ['--rate-limit-enabled', '--redis-url', REDIS_URL, '--rate-limit-
 describe('four api instances share rate limits through Redis', {
   skip: testDatabaseUrl === undefined,
 }, () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let ledger: Ledger;
+  const world = sharedWorld('limits');
   const instances: Instance[] = [];
 
   before(async () => {
-    db = await freshDatabase(testDatabaseUrl!, 'limits');
-    ledger = await startLedger('limits');
-    for (let i = 0; i < 4; i++) instances.push(await startInstance(ledger, db.url, 'api', SHARED));
-  });
-
-  after(async () => {
-    for (const i of instances) await i.stop().catch(() => undefined);
-    await ledger?.close();
-    await db?.drop();
+    for (let i = 0; i < 4; i++) instances.push(await world.start('api', SHARED));
   });
 
   async function spend(key: string, requests: number): Promise<{ ok: number; limited: Response[] }> {

@@ -6,17 +6,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { ADMIN_KEY_FILE, startService } from '../../src/service.js';
+import { after, describe, it } from 'node:test';
+import { ADMIN_KEY_FILE } from '../../src/service.js';
 import type { Db } from '../../src/store/db.js';
-import {
-  freshDatabase,
-  type Ledger,
-  startInstance,
-  startLedger,
-  testDatabaseUrl,
-} from '../support/ledger-world.js';
+import { sharedWorld, startInstance } from '../support/ledger-world.js';
+import { startServiceOn } from '../support/service-in-temp.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
 
 async function adminKeys(db: Db): Promise<number> {
   const rows = await db.query<{ n: number }>(
@@ -27,13 +22,7 @@ async function adminKeys(db: Db): Promise<number> {
 
 describe('the admin key, embedded', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-admin-key-'));
-  const start = () =>
-    startService(
-      loadConfig({
-        argv: ['--data-dir', dataDir, '--port', '0', '--block-interval-ms', '0', '--log-level', 'silent'],
-        env: {},
-      }),
-    );
+  const start = () => startServiceOn(dataDir, ['--log-level', 'silent']);
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('is made at first start, written to admin.key and reported there', async () => {
@@ -64,19 +53,12 @@ describe('the admin key, embedded', () => {
 describe('the admin key, several instances on one PostgreSQL database', {
   skip: testDatabaseUrl === undefined,
 }, () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let ledger: Ledger;
-  before(async () => {
-    db = await freshDatabase(testDatabaseUrl!, 'adminkey');
-    ledger = await startLedger('admin key');
-  });
-  after(async () => {
-    await ledger?.close();
-    await db?.drop();
-  });
+  const world = sharedWorld('admin key');
 
   it('three instances started at once create exactly one, and one of them holds its file', async () => {
-    const instances = await Promise.all([1, 2, 3].map(() => startInstance(ledger, db.url, 'api')));
+    const instances = await Promise.all(
+      [1, 2, 3].map(() => startInstance(world.ledger, world.databaseUrl, 'api')),
+    );
     try {
       assert.equal(await adminKeys(instances[0]!.service.parts.db), 1);
       const created = instances.filter((i) => i.service.adminKey.created);
@@ -89,7 +71,7 @@ describe('the admin key, several instances on one PostgreSQL database', {
   });
 
   it('a later instance creates none', async () => {
-    const later = await startInstance(ledger, db.url, 'api');
+    const later = await startInstance(world.ledger, world.databaseUrl, 'api');
     try {
       assert.equal(await adminKeys(later.service.parts.db), 1);
       assert.equal(later.service.adminKey.created, false);

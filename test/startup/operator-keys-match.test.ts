@@ -7,15 +7,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.js';
 import { toHex } from '../../src/domain/script-chunks.js';
-import { startService } from '../../src/service.js';
 import { type Operator, operatorKeyFlags, operatorOf } from '../support/operator-world.js';
-
-const FLAGS = ['--port', '0', '--block-interval-ms', '0', '--log-level', 'silent'];
+import { startServiceOn } from '../support/service-in-temp.js';
 
 function start(dataDir: string, keyFlags: readonly string[]) {
-  return startService(loadConfig({ argv: ['--data-dir', dataDir, ...FLAGS, ...keyFlags], env: {} }));
+  return startServiceOn(dataDir, ['--log-level', 'silent', ...keyFlags]);
 }
 
 /** Operator A with one key (or several) taken from operator B. */

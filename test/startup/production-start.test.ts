@@ -12,7 +12,7 @@ import pg from 'pg';
 import { runStart } from '../../src/cli/start.js';
 import { composeParts } from '../../src/compose.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { freshDatabase, testDatabaseUrl } from '../support/ledger-world.js';
+import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 
 const KEY_SETTINGS = ['approverKey', 'mintKey', 'feeKey', 'fundingKey', 'masterKey'];
 

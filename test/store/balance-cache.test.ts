@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { cachedBalanceReader } from '../../src/store/balance-cache.js';
 import { balances } from '../../src/store/wallet-queries.js';
 import { restateTransaction, seedTransaction } from '../support/seed-store.js';
-import { testTargets } from './test-databases.js';
+import { testTargets } from '../support/test-databases.js';
 
 for (const target of testTargets()) {
   describe(`balance cache on ${target.name}`, () => {

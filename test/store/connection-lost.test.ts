@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { Db } from '../../src/store/db.js';
 import { isDatabaseUnavailable } from '../../src/store/sql-error.js';
-import { type FreshDb, testDatabaseUrl, testTargets } from './test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
 
 describe('isDatabaseUnavailable', () => {
   const withCode = (message: string, fields: Record<string, unknown>) =>
@@ -40,28 +40,25 @@ describe('isDatabaseUnavailable', () => {
   });
 });
 
-for (const target of testTargets().filter((t) => t.name === 'postgres')) {
-  describe('a PostgreSQL connection cut inside a transaction', () => {
-    let fresh: FreshDb;
-    let db: Db;
+describeOnEachDb(
+  'a PostgreSQL connection cut inside a transaction',
+  { migrate: false, only: 'postgres' },
+  (fresh) => {
     const uncaught: unknown[] = [];
     const onUncaught = (err: unknown) => uncaught.push(err);
 
     before(async () => {
-      fresh = await target.fresh({ migrate: false });
-      db = fresh.db;
       process.on('uncaughtException', onUncaught);
     });
     after(async () => {
       process.off('uncaughtException', onUncaught);
-      await fresh.dispose();
     });
 
     it('fails that transaction as unavailable, raises nothing uncaught, and the pool serves the next query', async () => {
       const admin = new pg.Client({ connectionString: testDatabaseUrl });
       await admin.connect();
       try {
-        const failed = await db
+        const failed = await fresh.db
           .transaction(async (tx) => {
             const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
             await admin.query('SELECT pg_terminate_backend($1)', [row!.pid]);
@@ -77,11 +74,11 @@ for (const target of testTargets().filter((t) => t.name === 'postgres')) {
         assert.equal(isDatabaseUnavailable(failed), true, String(failed));
         await sleep(100);
         assert.deepEqual(uncaught.map(String), []);
-        const [row] = await db.query<{ one: number }>('SELECT 1 AS one');
+        const [row] = await fresh.db.query<{ one: number }>('SELECT 1 AS one');
         assert.equal(row?.one, 1);
       } finally {
         await admin.end();
       }
     });
-  });
-}
+  },
+);

@@ -1,9 +1,7 @@
 // Idempotency-Key answers on both adapters: recalled for the same request, a conflict for
 // another one, kept per API key, the first of two racing answers wins, and old ones purged.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-
-import type { Db } from '../../src/store/db.js';
+import { describe, test } from 'node:test';
 import {
   ANONYMOUS_API_KEY_ID,
   purgeIdempotencyKeys,
@@ -11,7 +9,7 @@ import {
   remember,
   requestHashOf,
 } from '../../src/store/idempotency-store.js';
-import { type FreshDb, testTargets } from './test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const transfer = (body: string) => requestHashOf(['POST', '/v2/transfer', body]);
 const ok = {
@@ -32,85 +30,77 @@ describe('requestHashOf', () => {
   });
 });
 
-for (const target of testTargets()) {
-  describe(`idempotency keys on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let db: Db;
-
-    before(async () => {
-      fresh = await target.fresh();
-      db = fresh.db;
-    });
-    after(() => fresh.dispose());
-
-    test('a new key recalls nothing; once remembered, the same request gets the same answer', async () => {
-      const scope = { apiKeyId: 'key-1', key: 'retry-me', requestHash: transfer('{"rawtx":"AA"}') };
-      assert.equal(await recall(db, scope), null);
-      assert.deepStrictEqual(await remember(db, { ...scope, ...ok }), ok);
-      assert.deepStrictEqual(await recall(db, scope), ok);
-    });
-
-    test('the same key with another request is a conflict', async () => {
-      const scope = { apiKeyId: 'key-1', key: 'reused', requestHash: transfer('{"rawtx":"AA"}') };
-      await remember(db, { ...scope, ...ok });
-      assert.equal(await recall(db, { ...scope, requestHash: transfer('{"rawtx":"BB"}') }), 'conflict');
-    });
-
-    test('keys belong to their API key; anonymous callers share the empty id', async () => {
-      const requestHash = transfer('{"rawtx":"CC"}');
-      const error = { status: 400, body: '{"code":"INPUT_SPENT"}', contentType: 'application/problem+json' };
-      await remember(db, { apiKeyId: 'key-2', key: 'k', requestHash, ...error });
-      assert.equal(await recall(db, { apiKeyId: 'key-3', key: 'k', requestHash }), null);
-      assert.equal(await recall(db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash }), null);
-      await remember(db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash, ...ok });
-      assert.deepStrictEqual(await recall(db, { apiKeyId: 'key-2', key: 'k', requestHash }), error);
-      assert.deepStrictEqual(await recall(db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash }), ok);
-    });
-
-    test('the first answer stays: a later remember returns it, or a conflict', async () => {
-      const scope = { apiKeyId: 'key-1', key: 'race', requestHash: transfer('{"rawtx":"DD"}') };
-      const first = { status: 200, body: 'first', contentType: 'text/plain' };
-      const second = { status: 500, body: 'second', contentType: 'application/problem+json' };
-      assert.deepStrictEqual(await remember(db, { ...scope, ...first }), first);
-      assert.deepStrictEqual(await remember(db, { ...scope, ...second }), first);
-      assert.equal(
-        await remember(db, { ...scope, requestHash: transfer('{"rawtx":"EE"}'), ...second }),
-        'conflict',
-      );
-      assert.deepStrictEqual(await recall(db, scope), first);
-    });
-
-    test('concurrent remembers of one key agree on a single answer', async () => {
-      const scope = { apiKeyId: 'key-1', key: 'concurrent', requestHash: transfer('{"rawtx":"FF"}') };
-      const answers = Array.from({ length: 6 }, (_, i) => ({
-        status: 200,
-        body: `answer-${i}`,
-        contentType: 'text/plain',
-      }));
-      const results = await Promise.all(answers.map((a) => remember(db, { ...scope, ...a })));
-      const kept = await recall(db, scope);
-      assert.ok(kept !== null && kept !== 'conflict');
-      assert.ok(answers.some((a) => a.body === kept.body));
-      for (const result of results) assert.deepStrictEqual(result, kept);
-    });
-
-    test('purge deletes the answers older than the cut, and only those', async () => {
-      const old = new Date('2025-01-01T00:00:00Z');
-      const recent = new Date('2025-01-02T00:00:00Z');
-      const requestHash = transfer('{"rawtx":"00"}');
-      await remember(db, { apiKeyId: 'purge', key: 'old-1', requestHash, ...ok }, old);
-      await remember(db, { apiKeyId: 'purge', key: 'old-2', requestHash, ...ok }, old);
-      await remember(db, { apiKeyId: 'purge', key: 'recent', requestHash, ...ok }, recent);
-      const cut = new Date('2025-01-01T12:00:00Z');
-      assert.equal(await purgeIdempotencyKeys(db, cut), 2);
-      assert.equal(await recall(db, { apiKeyId: 'purge', key: 'old-1', requestHash }), null);
-      assert.deepStrictEqual(await recall(db, { apiKeyId: 'purge', key: 'recent', requestHash }), ok);
-      assert.equal(await purgeIdempotencyKeys(db, cut), 0);
-      // Entries stamped now are newer than any cut in the past.
-      assert.deepStrictEqual(
-        await recall(db, { apiKeyId: 'key-1', key: 'retry-me', requestHash: transfer('{"rawtx":"AA"}') }),
-        ok,
-      );
-    });
+describeOnEachDb('idempotency keys', (fresh) => {
+  test('a new key recalls nothing; once remembered, the same request gets the same answer', async () => {
+    const scope = { apiKeyId: 'key-1', key: 'retry-me', requestHash: transfer('{"rawtx":"AA"}') };
+    assert.equal(await recall(fresh.db, scope), null);
+    assert.deepStrictEqual(await remember(fresh.db, { ...scope, ...ok }), ok);
+    assert.deepStrictEqual(await recall(fresh.db, scope), ok);
   });
-}
+
+  test('the same key with another request is a conflict', async () => {
+    const scope = { apiKeyId: 'key-1', key: 'reused', requestHash: transfer('{"rawtx":"AA"}') };
+    await remember(fresh.db, { ...scope, ...ok });
+    assert.equal(await recall(fresh.db, { ...scope, requestHash: transfer('{"rawtx":"BB"}') }), 'conflict');
+  });
+
+  test('keys belong to their API key; anonymous callers share the empty id', async () => {
+    const requestHash = transfer('{"rawtx":"CC"}');
+    const error = { status: 400, body: '{"code":"INPUT_SPENT"}', contentType: 'application/problem+json' };
+    await remember(fresh.db, { apiKeyId: 'key-2', key: 'k', requestHash, ...error });
+    assert.equal(await recall(fresh.db, { apiKeyId: 'key-3', key: 'k', requestHash }), null);
+    assert.equal(await recall(fresh.db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash }), null);
+    await remember(fresh.db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash, ...ok });
+    assert.deepStrictEqual(await recall(fresh.db, { apiKeyId: 'key-2', key: 'k', requestHash }), error);
+    assert.deepStrictEqual(
+      await recall(fresh.db, { apiKeyId: ANONYMOUS_API_KEY_ID, key: 'k', requestHash }),
+      ok,
+    );
+  });
+
+  test('the first answer stays: a later remember returns it, or a conflict', async () => {
+    const scope = { apiKeyId: 'key-1', key: 'race', requestHash: transfer('{"rawtx":"DD"}') };
+    const first = { status: 200, body: 'first', contentType: 'text/plain' };
+    const second = { status: 500, body: 'second', contentType: 'application/problem+json' };
+    assert.deepStrictEqual(await remember(fresh.db, { ...scope, ...first }), first);
+    assert.deepStrictEqual(await remember(fresh.db, { ...scope, ...second }), first);
+    assert.equal(
+      await remember(fresh.db, { ...scope, requestHash: transfer('{"rawtx":"EE"}'), ...second }),
+      'conflict',
+    );
+    assert.deepStrictEqual(await recall(fresh.db, scope), first);
+  });
+
+  test('concurrent remembers of one key agree on a single answer', async () => {
+    const scope = { apiKeyId: 'key-1', key: 'concurrent', requestHash: transfer('{"rawtx":"FF"}') };
+    const answers = Array.from({ length: 6 }, (_, i) => ({
+      status: 200,
+      body: `answer-${i}`,
+      contentType: 'text/plain',
+    }));
+    const results = await Promise.all(answers.map((a) => remember(fresh.db, { ...scope, ...a })));
+    const kept = await recall(fresh.db, scope);
+    assert.ok(kept !== null && kept !== 'conflict');
+    assert.ok(answers.some((a) => a.body === kept.body));
+    for (const result of results) assert.deepStrictEqual(result, kept);
+  });
+
+  test('purge deletes the answers older than the cut, and only those', async () => {
+    const old = new Date('2025-01-01T00:00:00Z');
+    const recent = new Date('2025-01-02T00:00:00Z');
+    const requestHash = transfer('{"rawtx":"00"}');
+    await remember(fresh.db, { apiKeyId: 'purge', key: 'old-1', requestHash, ...ok }, old);
+    await remember(fresh.db, { apiKeyId: 'purge', key: 'old-2', requestHash, ...ok }, old);
+    await remember(fresh.db, { apiKeyId: 'purge', key: 'recent', requestHash, ...ok }, recent);
+    const cut = new Date('2025-01-01T12:00:00Z');
+    assert.equal(await purgeIdempotencyKeys(fresh.db, cut), 2);
+    assert.equal(await recall(fresh.db, { apiKeyId: 'purge', key: 'old-1', requestHash }), null);
+    assert.deepStrictEqual(await recall(fresh.db, { apiKeyId: 'purge', key: 'recent', requestHash }), ok);
+    assert.equal(await purgeIdempotencyKeys(fresh.db, cut), 0);
+    // Entries stamped now are newer than any cut in the past.
+    assert.deepStrictEqual(
+      await recall(fresh.db, { apiKeyId: 'key-1', key: 'retry-me', requestHash: transfer('{"rawtx":"AA"}') }),
+      ok,
+    );
+  });
+});

@@ -4,12 +4,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { loadMigrations, migrate, migrationsDir, migrationsDirFrom } from '../../src/store/migrate.js';
 import { openPostgresDb } from '../../src/store/postgres-db.js';
-import { type FreshDb, testDatabaseUrl, testTargets } from './test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -72,67 +73,60 @@ describe('migration files', () => {
   });
 });
 
-for (const target of testTargets()) {
-  describe(`migrate on ${target.name}`, () => {
-    let fresh: FreshDb;
-    const temps: string[] = [];
+describeOnEachDb('migrate', { migrate: false }, (fresh) => {
+  const temps: string[] = [];
 
-    before(async () => {
-      fresh = await target.fresh({ migrate: false });
-    });
-    after(async () => {
-      await fresh.dispose();
-      for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-    });
-
-    test('applies every migration once, in order, then nothing', async () => {
-      const all = loadMigrations().map((m) => m.version);
-      assert.deepStrictEqual(await migrate(fresh.db), { applied: all });
-      assert.deepStrictEqual(await migrate(fresh.db), { applied: [] });
-      const recorded = await fresh.db.query<{ version: string }>(
-        'SELECT version FROM schema_migrations ORDER BY version',
-      );
-      assert.deepStrictEqual(
-        recorded.map((r) => r.version),
-        all,
-      );
-      const tables = await fresh.db.query<{ table_name: string }>(
-        `SELECT table_name FROM information_schema.tables
-          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
-      );
-      assert.deepStrictEqual(
-        tables.map((t) => t.table_name),
-        EXPECTED_TABLES,
-      );
-    });
-
-    test('a failing migration leaves nothing behind and stops the later ones', async () => {
-      const dir = tempMigrations({
-        '101_good.sql': 'CREATE TABLE mig_good (x int);',
-        '102_bad.sql': 'CREATE TABLE mig_bad (x int); SELECT no_such_column FROM mig_bad;',
-        '103_later.sql': 'CREATE TABLE mig_later (x int);',
-      });
-      temps.push(dir);
-      await assert.rejects(migrate(fresh.db, { dir }), /no_such_column/);
-      const tables = await fresh.db.query<{ name: string }>(
-        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'mig_%' ORDER BY 1",
-      );
-      assert.deepStrictEqual(tables, [{ name: 'mig_good' }]);
-      const versions = await fresh.db.query<{ version: string }>(
-        "SELECT version FROM schema_migrations WHERE version > '1' ORDER BY 1",
-      );
-      assert.deepStrictEqual(versions, [{ version: '101_good' }]);
-    });
-
-    test('a migration edited after it was applied stops the start', async () => {
-      const dir = tempMigrations({ '201_settled.sql': 'CREATE TABLE settled (x int);' });
-      temps.push(dir);
-      assert.deepStrictEqual(await migrate(fresh.db, { dir }), { applied: ['201_settled'] });
-      writeFileSync(join(dir, '201_settled.sql'), 'CREATE TABLE settled (x bigint);');
-      await assert.rejects(migrate(fresh.db, { dir }), /201_settled was edited after it was applied/);
-    });
+  after(async () => {
+    for (const dir of temps) rmSync(dir, { recursive: true, force: true });
   });
-}
+
+  test('applies every migration once, in order, then nothing', async () => {
+    const all = loadMigrations().map((m) => m.version);
+    assert.deepStrictEqual(await migrate(fresh.db), { applied: all });
+    assert.deepStrictEqual(await migrate(fresh.db), { applied: [] });
+    const recorded = await fresh.db.query<{ version: string }>(
+      'SELECT version FROM schema_migrations ORDER BY version',
+    );
+    assert.deepStrictEqual(
+      recorded.map((r) => r.version),
+      all,
+    );
+    const tables = await fresh.db.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
+    assert.deepStrictEqual(
+      tables.map((t) => t.table_name),
+      EXPECTED_TABLES,
+    );
+  });
+
+  test('a failing migration leaves nothing behind and stops the later ones', async () => {
+    const dir = tempMigrations({
+      '101_good.sql': 'CREATE TABLE mig_good (x int);',
+      '102_bad.sql': 'CREATE TABLE mig_bad (x int); SELECT no_such_column FROM mig_bad;',
+      '103_later.sql': 'CREATE TABLE mig_later (x int);',
+    });
+    temps.push(dir);
+    await assert.rejects(migrate(fresh.db, { dir }), /no_such_column/);
+    const tables = await fresh.db.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'mig_%' ORDER BY 1",
+    );
+    assert.deepStrictEqual(tables, [{ name: 'mig_good' }]);
+    const versions = await fresh.db.query<{ version: string }>(
+      "SELECT version FROM schema_migrations WHERE version > '1' ORDER BY 1",
+    );
+    assert.deepStrictEqual(versions, [{ version: '101_good' }]);
+  });
+
+  test('a migration edited after it was applied stops the start', async () => {
+    const dir = tempMigrations({ '201_settled.sql': 'CREATE TABLE settled (x int);' });
+    temps.push(dir);
+    assert.deepStrictEqual(await migrate(fresh.db, { dir }), { applied: ['201_settled'] });
+    writeFileSync(join(dir, '201_settled.sql'), 'CREATE TABLE settled (x bigint);');
+    await assert.rejects(migrate(fresh.db, { dir }), /201_settled was edited after it was applied/);
+  });
+});
 
 describe('concurrent migrate on postgres', { skip: testDatabaseUrl === undefined }, () => {
   test('several processes migrating one database at once apply each migration exactly once', async () => {

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { migrate, migrationsDir } from '../../src/store/migrate.js';
-import { type FreshDb, testTargets } from './test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 function migrationsBefore(number: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tokenproxy-migrations-'));
@@ -16,47 +16,42 @@ function migrationsBefore(number: string): string {
   return dir;
 }
 
-for (const target of testTargets()) {
-  describe(`migration 004 on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let dir: string;
-    before(async () => {
-      fresh = await target.fresh({ migrate: false });
-      dir = migrationsBefore('004');
-    });
-    after(async () => {
-      await fresh.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    test('the funding_reserve setting moves into the table', async () => {
-      const { applied } = await migrate(fresh.db, { dir });
-      assert.ok(!applied.some((v) => v.startsWith('004')));
-      const txid = 'ab'.repeat(32);
-      await fresh.db.query(
-        "INSERT INTO settings (key, value) VALUES ('funding_reserve', $1), ('token', '{\"x\": 1}')",
-        [JSON.stringify({ txid, vout: 471, satoshis: '123456789' })],
-      );
-      await fresh.db.query(
-        `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, created_at, updated_at)
-         VALUES ('018f0000-0000-7000-8000-000000000001', $1, $1, '\\x00', 'MINED', 30, now(), '2026-01-02T03:04:05Z')`,
-        [txid],
-      );
-      assert.equal((await migrate(fresh.db)).applied[0], '004_operations');
-      const rows = await fresh.db.query<{
-        txid: string;
-        vout: number;
-        satoshis: string;
-        source: string;
-        state: string;
-      }>('SELECT txid, vout, satoshis::text AS satoshis, source, state FROM funding_reserve');
-      assert.deepEqual(rows, [
-        { txid, vout: 471, satoshis: '123456789', source: 'setting', state: 'available' },
-      ]);
-      const settings = await fresh.db.query<{ key: string }>('SELECT key FROM settings ORDER BY key');
-      assert.deepEqual(settings, [{ key: 'token' }]);
-      const [ticket] = await fresh.db.query<{ first_mined_at: Date }>('SELECT first_mined_at FROM tickets');
-      assert.equal(ticket?.first_mined_at.toISOString(), '2026-01-02T03:04:05.000Z');
-    });
+describeOnEachDb('migration 004', { migrate: false }, (fresh) => {
+  let dir: string;
+  before(async () => {
+    dir = migrationsBefore('004');
   });
-}
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the funding_reserve setting moves into the table', async () => {
+    const { applied } = await migrate(fresh.db, { dir });
+    assert.ok(!applied.some((v) => v.startsWith('004')));
+    const txid = 'ab'.repeat(32);
+    await fresh.db.query(
+      "INSERT INTO settings (key, value) VALUES ('funding_reserve', $1), ('token', '{\"x\": 1}')",
+      [JSON.stringify({ txid, vout: 471, satoshis: '123456789' })],
+    );
+    await fresh.db.query(
+      `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, created_at, updated_at)
+       VALUES ('018f0000-0000-7000-8000-000000000001', $1, $1, '\\x00', 'MINED', 30, now(), '2026-01-02T03:04:05Z')`,
+      [txid],
+    );
+    assert.equal((await migrate(fresh.db)).applied[0], '004_operations');
+    const rows = await fresh.db.query<{
+      txid: string;
+      vout: number;
+      satoshis: string;
+      source: string;
+      state: string;
+    }>('SELECT txid, vout, satoshis::text AS satoshis, source, state FROM funding_reserve');
+    assert.deepEqual(rows, [
+      { txid, vout: 471, satoshis: '123456789', source: 'setting', state: 'available' },
+    ]);
+    const settings = await fresh.db.query<{ key: string }>('SELECT key FROM settings ORDER BY key');
+    assert.deepEqual(settings, [{ key: 'token' }]);
+    const [ticket] = await fresh.db.query<{ first_mined_at: Date }>('SELECT first_mined_at FROM tickets');
+    assert.equal(ticket?.first_mined_at.toISOString(), '2026-01-02T03:04:05.000Z');
+  });
+});

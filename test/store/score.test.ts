@@ -2,12 +2,12 @@
 // a score below one it already saw and never misses a committed change, even with
 // several concurrent writers (docs/adr/0001-change-feed-score.md).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Db, Queryable } from '../../src/store/db.js';
+import type { Queryable } from '../../src/store/db.js';
 import { nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
-import { type FreshDb, testTargets } from './test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 let txCounter = 0;
 function newTxid(): string {
@@ -24,117 +24,107 @@ async function insertRecord(tx: Queryable, txid: string, score: bigint): Promise
   );
 }
 
-for (const target of testTargets()) {
-  describe(`scores on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let db: Db;
-
-    before(async () => {
-      fresh = await target.fresh();
-      db = fresh.db;
-    });
-    after(() => fresh.dispose());
-
-    test('are bigints, strictly increasing across calls and within one call', async () => {
-      const first = await db.transaction((tx) => nextScores(tx, 3));
-      const second = await db.transaction((tx) => nextScores(tx, 1));
-      const all = [...first, ...second];
-      assert.equal(all.length, 4);
-      for (const score of all) assert.equal(typeof score, 'bigint');
-      for (let i = 1; i < all.length; i++) assert.ok(all[i]! > all[i - 1]!, `${all[i]} > ${all[i - 1]}`);
-      assert.deepStrictEqual(await db.transaction((tx) => nextScores(tx, 0)), []);
-    });
-
-    test('hold the score lock from the draw to the end of the transaction', async () => {
-      const heldByMe = (q: Queryable) =>
-        q.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
-              AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = $1`,
-          [SCORE_LOCK_KEY],
-        );
-      await db.transaction(async (tx) => {
-        assert.deepEqual(await heldByMe(tx), [{ n: 0 }]);
-        await nextScores(tx, 3);
-        assert.deepEqual(await heldByMe(tx), [{ n: 1 }]);
-      });
-      assert.deepEqual(await heldByMe(db), [{ n: 0 }]);
-    });
-
-    test('refuse a count that is not a non-negative integer', async () => {
-      await assert.rejects(
-        db.transaction((tx) => nextScores(tx, -1)),
-        RangeError,
-      );
-      await assert.rejects(
-        db.transaction((tx) => nextScores(tx, 1.5)),
-        RangeError,
-      );
-    });
-
-    test('a poller never sees a lower score after a higher one, and misses nothing', async () => {
-      const writers = 4;
-      const perWriter = 20;
-      const committed = new Set<string>();
-      const seen: bigint[] = [];
-      let last = 0n;
-      let writing = true;
-
-      async function poll(): Promise<void> {
-        const rows = await db.query<{ txid: string; score: string }>(
-          'SELECT txid, score FROM transactions WHERE score > $1 ORDER BY score LIMIT 1000',
-          [last],
-        );
-        for (const row of rows) {
-          const score = BigInt(row.score);
-          assert.ok(score > last, `score ${score} came after ${last}`);
-          seen.push(score);
-          last = score;
-        }
-      }
-
-      async function writer(): Promise<void> {
-        for (let i = 0; i < perWriter; i++) {
-          const txid = newTxid();
-          await db.transaction(async (tx) => {
-            const [score] = await nextScores(tx, 1);
-            assert.ok(score !== undefined);
-            await insertRecord(tx, txid, score);
-            // Hold the transaction open a little after the draw: the window in which a
-            // plain sequence would let a later draw commit first.
-            await sleep(i % 3);
-          });
-          committed.add(txid);
-        }
-      }
-
-      const startScore = BigInt(
-        (await db.query<{ s: string }>('SELECT coalesce(max(score), 0) AS s FROM transactions'))[0]?.s ?? '0',
-      );
-      last = startScore;
-      const poller = (async () => {
-        let polls = 0;
-        while (writing && polls < 10_000) {
-          await poll();
-          polls += 1;
-          await sleep(0);
-        }
-      })();
-      await Promise.all(Array.from({ length: writers }, () => writer()));
-      writing = false;
-      await poller;
-      await poll(); // everything is committed now: one last read catches the tail
-
-      const all = await db.query<{ score: string }>(
-        'SELECT score FROM transactions WHERE score > $1 ORDER BY score',
-        [startScore],
-      );
-      assert.equal(all.length, writers * perWriter);
-      assert.equal(committed.size, writers * perWriter);
-      assert.deepStrictEqual(
-        seen,
-        all.map((r) => BigInt(r.score)),
-        'the poller saw every committed score exactly once, in order',
-      );
-    });
+describeOnEachDb('scores', (fresh) => {
+  test('are bigints, strictly increasing across calls and within one call', async () => {
+    const first = await fresh.db.transaction((tx) => nextScores(tx, 3));
+    const second = await fresh.db.transaction((tx) => nextScores(tx, 1));
+    const all = [...first, ...second];
+    assert.equal(all.length, 4);
+    for (const score of all) assert.equal(typeof score, 'bigint');
+    for (let i = 1; i < all.length; i++) assert.ok(all[i]! > all[i - 1]!, `${all[i]} > ${all[i - 1]}`);
+    assert.deepStrictEqual(await fresh.db.transaction((tx) => nextScores(tx, 0)), []);
   });
-}
+
+  test('hold the score lock from the draw to the end of the transaction', async () => {
+    const heldByMe = (q: Queryable) =>
+      q.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+            AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = $1`,
+        [SCORE_LOCK_KEY],
+      );
+    await fresh.db.transaction(async (tx) => {
+      assert.deepEqual(await heldByMe(tx), [{ n: 0 }]);
+      await nextScores(tx, 3);
+      assert.deepEqual(await heldByMe(tx), [{ n: 1 }]);
+    });
+    assert.deepEqual(await heldByMe(fresh.db), [{ n: 0 }]);
+  });
+
+  test('refuse a count that is not a non-negative integer', async () => {
+    await assert.rejects(
+      fresh.db.transaction((tx) => nextScores(tx, -1)),
+      RangeError,
+    );
+    await assert.rejects(
+      fresh.db.transaction((tx) => nextScores(tx, 1.5)),
+      RangeError,
+    );
+  });
+
+  test('a poller never sees a lower score after a higher one, and misses nothing', async () => {
+    const writers = 4;
+    const perWriter = 20;
+    const committed = new Set<string>();
+    const seen: bigint[] = [];
+    let last = 0n;
+    let writing = true;
+
+    async function poll(): Promise<void> {
+      const rows = await fresh.db.query<{ txid: string; score: string }>(
+        'SELECT txid, score FROM transactions WHERE score > $1 ORDER BY score LIMIT 1000',
+        [last],
+      );
+      for (const row of rows) {
+        const score = BigInt(row.score);
+        assert.ok(score > last, `score ${score} came after ${last}`);
+        seen.push(score);
+        last = score;
+      }
+    }
+
+    async function writer(): Promise<void> {
+      for (let i = 0; i < perWriter; i++) {
+        const txid = newTxid();
+        await fresh.db.transaction(async (tx) => {
+          const [score] = await nextScores(tx, 1);
+          assert.ok(score !== undefined);
+          await insertRecord(tx, txid, score);
+          // Hold the transaction open a little after the draw: the window in which a
+          // plain sequence would let a later draw commit first.
+          await sleep(i % 3);
+        });
+        committed.add(txid);
+      }
+    }
+
+    const startScore = BigInt(
+      (await fresh.db.query<{ s: string }>('SELECT coalesce(max(score), 0) AS s FROM transactions'))[0]?.s ??
+        '0',
+    );
+    last = startScore;
+    const poller = (async () => {
+      let polls = 0;
+      while (writing && polls < 10_000) {
+        await poll();
+        polls += 1;
+        await sleep(0);
+      }
+    })();
+    await Promise.all(Array.from({ length: writers }, () => writer()));
+    writing = false;
+    await poller;
+    await poll(); // everything is committed now: one last read catches the tail
+
+    const all = await fresh.db.query<{ score: string }>(
+      'SELECT score FROM transactions WHERE score > $1 ORDER BY score',
+      [startScore],
+    );
+    assert.equal(all.length, writers * perWriter);
+    assert.equal(committed.size, writers * perWriter);
+    assert.deepStrictEqual(
+      seen,
+      all.map((r) => BigInt(r.score)),
+      'the poller saw every committed score exactly once, in order',
+    );
+  });
+});

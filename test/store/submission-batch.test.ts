@@ -4,13 +4,13 @@
 // submitted before (its ticket), a funding lease lost — without failing the batch or leaving
 // anything of the losers behind.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import type { Db } from '../../src/store/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
 import { type Submission, writeSubmissions } from '../../src/store/submission-writes.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
-import { type FreshDb, testTargets } from './test-databases.js';
 
 const OWNER = 'lease-test-owner';
 const now = new Date('2026-11-23T10:00:00Z');
@@ -71,184 +71,174 @@ function submission(
   };
 }
 
-for (const target of testTargets()) {
-  describe(`submission batches on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let db: Db;
-    before(async () => {
-      fresh = await target.fresh();
-      db = fresh.db;
-    });
-    after(() => fresh.dispose());
+describeOnEachDb('submission batches', (fresh) => {
+  const coins = async (n: number) =>
+    (
+      await seedTransaction(fresh.db, {
+        outputs: Array.from({ length: n }, () => ({ owner: 'sender', amount: 10n })),
+      })
+    ).outpoints;
+  const count = async (sql: string, params: string[]) =>
+    Number((await fresh.db.query<{ n: string }>(sql, params))[0]!.n);
 
-    const coins = async (n: number) =>
-      (
-        await seedTransaction(db, {
-          outputs: Array.from({ length: n }, () => ({ owner: 'sender', amount: 10n })),
-        })
-      ).outpoints;
-    const count = async (sql: string, params: string[]) =>
-      Number((await db.query<{ n: string }>(sql, params))[0]!.n);
-
-    it('writes every winner with its ticket, reservations, funding, record and outputs under consecutive scores', async () => {
-      const inputs = await coins(3);
-      const funding = await fundingOutputs(db, 3);
-      const batch = inputs.map((o, i) =>
-        submission([o], funding[i]!, i === 1 ? { callbackUrl: 'https://wallet.example/cb' } : {}),
-      );
-      const verdicts = await db.transaction((tx) => writeSubmissions(tx, batch, lease));
-      assert.deepEqual(
-        verdicts.map((v) => v.kind),
-        ['created', 'created', 'created'],
-      );
-      const rows = await db.query<{ txid: string; score: string; senders: string[]; outs: number[] }>(
-        'SELECT txid, score::text AS score, senders, outs FROM transactions WHERE txid = ANY($1::text[]) ORDER BY score',
-        [batch.map((s) => s.txid)],
-      );
-      assert.equal(rows.length, 3);
-      const scores = rows.map((r) => BigInt(r.score));
-      assert.deepEqual(scores, [scores[0]!, scores[0]! + 1n, scores[0]! + 2n], 'one draw for the batch');
-      assert.deepEqual(rows[0]!.senders, ['sender']);
-      assert.deepEqual(rows[0]!.outs, [0, 1]);
-      for (const s of batch) {
-        assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [s.ticketId]), 1);
-        assert.equal(
-          await count('SELECT count(*) AS n FROM token_outputs WHERE reserved_by = $1 AND spent_by = $2', [
-            s.ticketId,
-            s.txid,
-          ]),
-          1,
-        );
-        assert.equal(
-          await count(
-            `SELECT count(*) AS n FROM funding_outputs WHERE reserved_by = $1 AND state = 'reserved' AND lease_owner IS NULL`,
-            [s.ticketId],
-          ),
-          1,
-        );
-        assert.equal(await count('SELECT count(*) AS n FROM token_outputs WHERE txid = $1', [s.txid]), 2);
-        assert.equal(
-          await count('SELECT count(*) AS n FROM transaction_addresses WHERE txid = $1', [s.txid]),
-          2,
-        );
-      }
-      const events = await db.query<{ ticket_id: string; seq: number; payload: { status: string } }>(
-        'SELECT ticket_id::text AS ticket_id, seq, payload FROM events WHERE ticket_id = ANY($1::uuid[])',
-        [batch.map((s) => s.ticketId)],
-      );
-      assert.deepEqual(
-        events.map((e) => [e.ticket_id, e.seq, e.payload.status]),
-        [[batch[1]!.ticketId, 1, 'BROADCASTING']],
-      );
-    });
-
-    it('settles losers one by one: held input INPUT_LOCKED, spent input INPUT_SPENT, lost lease, earlier submission', async () => {
-      const [free, held, spent] = await coins(3);
-      const holder = await seedTicket(db);
-      await seedTransaction(db, { spends: [held!], ticketId: holder });
-      await db.query("UPDATE token_outputs SET spent_by = 'aa' WHERE txid = $1 AND vout = $2", [
-        spent!.slice(0, 64),
-        Number(spent!.slice(65)),
-      ]);
-      const [f1, f2, f3, f4, f5] = await fundingOutputs(db, 5);
-      // An earlier submission of the same transaction, already written.
-      const [alone] = await coins(1);
-      const earlier = submission([alone!], f5!);
+  it('writes every winner with its ticket, reservations, funding, record and outputs under consecutive scores', async () => {
+    const inputs = await coins(3);
+    const funding = await fundingOutputs(fresh.db, 3);
+    const batch = inputs.map((o, i) =>
+      submission([o], funding[i]!, i === 1 ? { callbackUrl: 'https://wallet.example/cb' } : {}),
+    );
+    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, lease));
+    assert.deepEqual(
+      verdicts.map((v) => v.kind),
+      ['created', 'created', 'created'],
+    );
+    const rows = await fresh.db.query<{ txid: string; score: string; senders: string[]; outs: number[] }>(
+      'SELECT txid, score::text AS score, senders, outs FROM transactions WHERE txid = ANY($1::text[]) ORDER BY score',
+      [batch.map((s) => s.txid)],
+    );
+    assert.equal(rows.length, 3);
+    const scores = rows.map((r) => BigInt(r.score));
+    assert.deepEqual(scores, [scores[0]!, scores[0]! + 1n, scores[0]! + 2n], 'one draw for the batch');
+    assert.deepEqual(rows[0]!.senders, ['sender']);
+    assert.deepEqual(rows[0]!.outs, [0, 1]);
+    for (const s of batch) {
+      assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [s.ticketId]), 1);
       assert.equal(
-        (await db.transaction((tx) => writeSubmissions(tx, [earlier], lease)))[0]!.kind,
-        'created',
-      );
-      // f4's lease has moved to another process.
-      await db.query(
-        "UPDATE funding_outputs SET lease_owner = 'someone else' WHERE txid = $1 AND vout = $2",
-        [f4!.txid, f4!.vout],
-      );
-      const [lostLeaseInput] = await coins(1);
-      const batch = [
-        submission([held!], f1!),
-        submission([free!], f2!),
-        submission([spent!], f3!),
-        submission([lostLeaseInput!], f4!),
-        { ...submission([alone!], f1!), submittedTxid: earlier.submittedTxid },
-      ];
-      const verdicts = await db.transaction((tx) => writeSubmissions(tx, batch, lease));
-      assert.deepEqual(verdicts[0], {
-        kind: 'conflict',
-        code: 'INPUT_LOCKED',
-        detail: `outpoint ${held} was locked in a previous transaction attempt`,
-      });
-      assert.deepEqual(verdicts[1], { kind: 'created' });
-      assert.deepEqual(verdicts[2], {
-        kind: 'conflict',
-        code: 'INPUT_SPENT',
-        detail: `outpoint ${spent} already spent`,
-      });
-      assert.deepEqual(verdicts[3], { kind: 'funding-lost' });
-      assert.deepEqual(verdicts[4], { kind: 'duplicate', ticketId: earlier.ticketId });
-
-      const losers = [batch[0]!, batch[2]!, batch[3]!, batch[4]!];
-      for (const s of losers) {
-        assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [s.ticketId]), 0);
-        assert.equal(await count('SELECT count(*) AS n FROM transactions WHERE txid = $1', [s.txid]), 0);
-        assert.equal(await count('SELECT count(*) AS n FROM token_outputs WHERE spent_by = $1', [s.txid]), 0);
-      }
-      assert.equal(
-        await count('SELECT count(*) AS n FROM token_outputs WHERE reserved_by = $1', [holder]),
-        1,
-        'the holder keeps its input',
-      );
-      // Losers' funding outputs are still this process's, available; f4 stays with its new owner.
-      for (const f of [f1!, f3!]) {
-        assert.equal(
-          await count(
-            `SELECT count(*) AS n FROM funding_outputs WHERE txid = $1 AND vout = $2::int AND state = 'available' AND lease_owner = '${OWNER}'`,
-            [f.txid, String(f.vout)],
-          ),
-          1,
-        );
-      }
-      assert.equal(
-        await count(
-          `SELECT count(*) AS n FROM funding_outputs WHERE txid = $1 AND vout = $2::int AND state = 'available' AND lease_owner = 'someone else'`,
-          [f4!.txid, String(f4!.vout)],
-        ),
+        await count('SELECT count(*) AS n FROM token_outputs WHERE reserved_by = $1 AND spent_by = $2', [
+          s.ticketId,
+          s.txid,
+        ]),
         1,
       );
       assert.equal(
         await count(
-          'SELECT count(*) AS n FROM token_outputs WHERE txid = $1 AND vout = $2::int AND reserved_by IS NULL AND spent_by IS NULL',
-          [lostLeaseInput!.slice(0, 64), lostLeaseInput!.slice(65)],
+          `SELECT count(*) AS n FROM funding_outputs WHERE reserved_by = $1 AND state = 'reserved' AND lease_owner IS NULL`,
+          [s.ticketId],
         ),
         1,
-        'the input of the lost-lease submission is free again',
       );
-    });
-
-    it('leases never hand one output to two owners, and take at most a quarter of the free ones (plus one)', async () => {
-      await db.query("UPDATE funding_outputs SET state = 'spent' WHERE state = 'available'");
-      const txid = randomTxid();
-      for (let vout = 0; vout < 40; vout++) {
-        await db.query(
-          `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 500, '\\x76a9'::bytea, 'available')`,
-          [txid, vout],
-        );
-      }
-      const a = await leaseFundingOutputs(db, { owner: 'a', now, until }, 100);
-      assert.equal(a.length, 11, '40 / 4 + 1');
-      const racing = await Promise.all(
-        ['b', 'c', 'd'].map((owner) => leaseFundingOutputs(db, { owner, now, until }, 100)),
+      assert.equal(await count('SELECT count(*) AS n FROM token_outputs WHERE txid = $1', [s.txid]), 2);
+      assert.equal(
+        await count('SELECT count(*) AS n FROM transaction_addresses WHERE txid = $1', [s.txid]),
+        2,
       );
-      const all = [a, ...racing].flat().map((o) => `${o.txid}_${o.vout}`);
-      assert.equal(new Set(all).size, all.length, 'no output leased twice');
-      // An expired lease is free for anyone.
-      const later = new Date(until.getTime() + 1);
-      const after = await leaseFundingOutputs(
-        db,
-        { owner: 'e', now: later, until: new Date(later.getTime() + 1000) },
-        1000,
-      );
-      assert.ok(after.length > 0);
-      assert.ok(after.some((o) => a.some((x) => x.txid === o.txid && x.vout === o.vout)));
-    });
+    }
+    const events = await fresh.db.query<{ ticket_id: string; seq: number; payload: { status: string } }>(
+      'SELECT ticket_id::text AS ticket_id, seq, payload FROM events WHERE ticket_id = ANY($1::uuid[])',
+      [batch.map((s) => s.ticketId)],
+    );
+    assert.deepEqual(
+      events.map((e) => [e.ticket_id, e.seq, e.payload.status]),
+      [[batch[1]!.ticketId, 1, 'BROADCASTING']],
+    );
   });
-}
+
+  it('settles losers one by one: held input INPUT_LOCKED, spent input INPUT_SPENT, lost lease, earlier submission', async () => {
+    const [free, held, spent] = await coins(3);
+    const holder = await seedTicket(fresh.db);
+    await seedTransaction(fresh.db, { spends: [held!], ticketId: holder });
+    await fresh.db.query("UPDATE token_outputs SET spent_by = 'aa' WHERE txid = $1 AND vout = $2", [
+      spent!.slice(0, 64),
+      Number(spent!.slice(65)),
+    ]);
+    const [f1, f2, f3, f4, f5] = await fundingOutputs(fresh.db, 5);
+    // An earlier submission of the same transaction, already written.
+    const [alone] = await coins(1);
+    const earlier = submission([alone!], f5!);
+    assert.equal(
+      (await fresh.db.transaction((tx) => writeSubmissions(tx, [earlier], lease)))[0]!.kind,
+      'created',
+    );
+    // f4's lease has moved to another process.
+    await fresh.db.query(
+      "UPDATE funding_outputs SET lease_owner = 'someone else' WHERE txid = $1 AND vout = $2",
+      [f4!.txid, f4!.vout],
+    );
+    const [lostLeaseInput] = await coins(1);
+    const batch = [
+      submission([held!], f1!),
+      submission([free!], f2!),
+      submission([spent!], f3!),
+      submission([lostLeaseInput!], f4!),
+      { ...submission([alone!], f1!), submittedTxid: earlier.submittedTxid },
+    ];
+    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, lease));
+    assert.deepEqual(verdicts[0], {
+      kind: 'conflict',
+      code: 'INPUT_LOCKED',
+      detail: `outpoint ${held} was locked in a previous transaction attempt`,
+    });
+    assert.deepEqual(verdicts[1], { kind: 'created' });
+    assert.deepEqual(verdicts[2], {
+      kind: 'conflict',
+      code: 'INPUT_SPENT',
+      detail: `outpoint ${spent} already spent`,
+    });
+    assert.deepEqual(verdicts[3], { kind: 'funding-lost' });
+    assert.deepEqual(verdicts[4], { kind: 'duplicate', ticketId: earlier.ticketId });
+
+    const losers = [batch[0]!, batch[2]!, batch[3]!, batch[4]!];
+    for (const s of losers) {
+      assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [s.ticketId]), 0);
+      assert.equal(await count('SELECT count(*) AS n FROM transactions WHERE txid = $1', [s.txid]), 0);
+      assert.equal(await count('SELECT count(*) AS n FROM token_outputs WHERE spent_by = $1', [s.txid]), 0);
+    }
+    assert.equal(
+      await count('SELECT count(*) AS n FROM token_outputs WHERE reserved_by = $1', [holder]),
+      1,
+      'the holder keeps its input',
+    );
+    // Losers' funding outputs are still this process's, available; f4 stays with its new owner.
+    for (const f of [f1!, f3!]) {
+      assert.equal(
+        await count(
+          `SELECT count(*) AS n FROM funding_outputs WHERE txid = $1 AND vout = $2::int AND state = 'available' AND lease_owner = '${OWNER}'`,
+          [f.txid, String(f.vout)],
+        ),
+        1,
+      );
+    }
+    assert.equal(
+      await count(
+        `SELECT count(*) AS n FROM funding_outputs WHERE txid = $1 AND vout = $2::int AND state = 'available' AND lease_owner = 'someone else'`,
+        [f4!.txid, String(f4!.vout)],
+      ),
+      1,
+    );
+    assert.equal(
+      await count(
+        'SELECT count(*) AS n FROM token_outputs WHERE txid = $1 AND vout = $2::int AND reserved_by IS NULL AND spent_by IS NULL',
+        [lostLeaseInput!.slice(0, 64), lostLeaseInput!.slice(65)],
+      ),
+      1,
+      'the input of the lost-lease submission is free again',
+    );
+  });
+
+  it('leases never hand one output to two owners, and take at most a quarter of the free ones (plus one)', async () => {
+    await fresh.db.query("UPDATE funding_outputs SET state = 'spent' WHERE state = 'available'");
+    const txid = randomTxid();
+    for (let vout = 0; vout < 40; vout++) {
+      await fresh.db.query(
+        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 500, '\\x76a9'::bytea, 'available')`,
+        [txid, vout],
+      );
+    }
+    const a = await leaseFundingOutputs(fresh.db, { owner: 'a', now, until }, 100);
+    assert.equal(a.length, 11, '40 / 4 + 1');
+    const racing = await Promise.all(
+      ['b', 'c', 'd'].map((owner) => leaseFundingOutputs(fresh.db, { owner, now, until }, 100)),
+    );
+    const all = [a, ...racing].flat().map((o) => `${o.txid}_${o.vout}`);
+    assert.equal(new Set(all).size, all.length, 'no output leased twice');
+    // An expired lease is free for anyone.
+    const later = new Date(until.getTime() + 1);
+    const after = await leaseFundingOutputs(
+      fresh.db,
+      { owner: 'e', now: later, until: new Date(later.getTime() + 1000) },
+      1000,
+    );
+    assert.ok(after.length > 0);
+    assert.ok(after.some((o) => a.some((x) => x.txid === o.txid && x.vout === o.vout)));
+  });
+});

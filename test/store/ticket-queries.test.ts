@@ -1,80 +1,68 @@
 // Tickets read by id and counted by status, on both adapters.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 
 import { uuidv7 } from '../../src/crypto/random-id.js';
-import type { Db } from '../../src/store/db.js';
 import { ticketById, ticketCounts } from '../../src/store/ticket-queries.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket } from '../support/seed-store.js';
-import { type FreshDb, testTargets } from './test-databases.js';
 
-for (const target of testTargets()) {
-  describe(`ticket queries on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let db: Db;
-
-    before(async () => {
-      fresh = await target.fresh();
-      db = fresh.db;
+describeOnEachDb('ticket queries', (fresh) => {
+  test('ticketById returns every field', async () => {
+    const createdAt = new Date('2025-03-01T10:00:00.123Z');
+    const updatedAt = new Date('2025-03-01T10:00:05.456Z');
+    const txid = randomTxid();
+    const rawTx = new Uint8Array([1, 0, 0, 0, 9, 8, 7]);
+    const id = await seedTicket(fresh.db, {
+      txid,
+      rawTx,
+      status: 'FAILED',
+      callbackUrl: 'https://example.com/hook',
+      errors: 'double spend',
+      apiKeyId: 'key-1',
+      createdAt,
+      updatedAt,
     });
-    after(() => fresh.dispose());
-
-    test('ticketById returns every field', async () => {
-      const createdAt = new Date('2025-03-01T10:00:00.123Z');
-      const updatedAt = new Date('2025-03-01T10:00:05.456Z');
-      const txid = randomTxid();
-      const rawTx = new Uint8Array([1, 0, 0, 0, 9, 8, 7]);
-      const id = await seedTicket(db, {
-        txid,
-        rawTx,
-        status: 'FAILED',
-        callbackUrl: 'https://example.com/hook',
-        errors: 'double spend',
-        apiKeyId: 'key-1',
-        createdAt,
-        updatedAt,
-      });
-      assert.deepStrictEqual(await ticketById(db, id), {
-        id,
-        txid,
-        rawTx,
-        status: 'FAILED',
-        callbackUrl: 'https://example.com/hook',
-        errors: 'double spend',
-        createdAt,
-        updatedAt,
-        apiKeyId: 'key-1',
-      });
-      const anonymous = await seedTicket(db, {});
-      const got = await ticketById(db, anonymous);
-      assert.equal(got?.status, 'BROADCASTING');
-      assert.equal(got?.callbackUrl, null);
-      assert.equal(got?.errors, null);
-      assert.equal(got?.apiKeyId, null);
+    assert.deepStrictEqual(await ticketById(fresh.db, id), {
+      id,
+      txid,
+      rawTx,
+      status: 'FAILED',
+      callbackUrl: 'https://example.com/hook',
+      errors: 'double spend',
+      createdAt,
+      updatedAt,
+      apiKeyId: 'key-1',
     });
+    const anonymous = await seedTicket(fresh.db, {});
+    const got = await ticketById(fresh.db, anonymous);
+    assert.equal(got?.status, 'BROADCASTING');
+    assert.equal(got?.callbackUrl, null);
+    assert.equal(got?.errors, null);
+    assert.equal(got?.apiKeyId, null);
+  });
 
-    test('ticketById: unknown ids and strings that are not UUIDs are not found', async () => {
-      assert.equal(await ticketById(db, uuidv7()), null);
-      for (const id of ['', 'nope', "'; DROP TABLE tickets; --", '0000-0000']) {
-        assert.equal(await ticketById(db, id), null, id);
-      }
-    });
+  test('ticketById: unknown ids and strings that are not UUIDs are not found', async () => {
+    assert.equal(await ticketById(fresh.db, uuidv7()), null);
+    for (const id of ['', 'nope', "'; DROP TABLE tickets; --", '0000-0000']) {
+      assert.equal(await ticketById(fresh.db, id), null, id);
+    }
+  });
 
-    test('ticketById accepts the id in upper case', async () => {
-      const id = await seedTicket(db, {});
-      assert.equal((await ticketById(db, id.toUpperCase()))?.id, id);
-    });
+  test('ticketById accepts the id in upper case', async () => {
+    const id = await seedTicket(fresh.db, {});
+    assert.equal((await ticketById(fresh.db, id.toUpperCase()))?.id, id);
+  });
 
-    test('ticketCounts counts each status, zeros included', async () => {
-      const before = await ticketCounts(db);
-      assert.deepStrictEqual(Object.keys(before).sort(), ['BROADCASTING', 'FAILED', 'MINED', 'SUCCESS']);
-      for (const status of ['MINED', 'MINED', 'SUCCESS'] as const) await seedTicket(db, { status });
-      const after = await ticketCounts(db);
-      assert.deepStrictEqual(after, {
-        ...before,
-        MINED: before.MINED + 2,
-        SUCCESS: before.SUCCESS + 1,
-      });
+  test('ticketCounts counts each status, zeros included', async () => {
+    const before = await ticketCounts(fresh.db);
+    assert.deepStrictEqual(Object.keys(before).sort(), ['BROADCASTING', 'FAILED', 'MINED', 'SUCCESS']);
+    for (const status of ['MINED', 'MINED', 'SUCCESS'] as const) await seedTicket(fresh.db, { status });
+    const after = await ticketCounts(fresh.db);
+    assert.deepStrictEqual(after, {
+      ...before,
+      MINED: before.MINED + 2,
+      SUCCESS: before.SUCCESS + 1,
     });
   });
-}
+});

@@ -1,40 +1,15 @@
 // Several tokenproxy processes' worth of roles on one PostgreSQL database and one ARC: a fresh
-// database per test file, the devnet behind its ARC API in this process, and instances of
-// chosen roles started with the same operator keys.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { loadConfig } from '../../src/config.js';
+// database per test file (freshDatabase, test-databases.ts), the devnet behind its ARC API in
+// this process, and instances of chosen roles started with the same operator keys.
+import { after, before } from 'node:test';
 import { hash160 } from '../../src/crypto/hash.js';
 import { bytesEqual } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { type ArcServer, startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
-import { type RunningService, startService } from '../../src/service.js';
 import { operatorKeyFlags, operatorOf } from './operator-world.js';
-
-export const testDatabaseUrl: string | undefined = process.env.TEST_DATABASE_URL || undefined;
-
-/** A database of its own on the test server; `drop` removes it (and its connections). */
-export async function freshDatabase(serverUrl: string, label: string) {
-  const name = `tokenproxy_${label}_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.href,
-    async drop() {
-      const again = new pg.Client({ connectionString: serverUrl });
-      await again.connect();
-      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
-}
+import { type ServiceInTemp, startServiceIn } from './service-in-temp.js';
+import { freshDatabase, testDatabaseUrl } from './test-databases.js';
 
 export interface Coin {
   readonly txid: string;
@@ -133,50 +108,73 @@ export async function startLedger(
   };
 }
 
-export interface Instance {
-  readonly service: RunningService;
-  readonly url: string | null;
-  stop(): Promise<void>;
-}
+/** One instance: a service in a data folder of its own (`url` set when it runs the api role). */
+export type Instance = ServiceInTemp;
 
 /** One instance running `roles` on the shared database and ledger, in a data folder of its own. */
-export async function startInstance(
+export function startInstance(
   ledger: Ledger,
   databaseUrl: string,
   roles: string,
   extra: readonly string[] = [],
 ): Promise<Instance> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-scale-'));
-  const config = loadConfig({
-    argv: [
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--log-level',
-      'error',
-      '--database-url',
-      databaseUrl,
-      '--roles',
-      roles,
-      '--tracker-poll-ms',
-      '200',
-      '--no-rate-limit-enabled',
-      ...ledger.flags,
-      ...extra,
-    ],
-    env: {},
+  return startServiceIn('scale', [
+    '--log-level',
+    'error',
+    '--database-url',
+    databaseUrl,
+    '--roles',
+    roles,
+    '--tracker-poll-ms',
+    '200',
+    '--no-rate-limit-enabled',
+    ...ledger.flags,
+    ...extra,
+  ]);
+}
+
+export interface SharedWorld {
+  readonly ledger: Ledger;
+  readonly databaseUrl: string;
+  /** An instance on the world's database and ledger, stopped with the world. */
+  start(roles: string, extra?: readonly string[]): Promise<Instance>;
+}
+
+/**
+ * A suite's world on the PostgreSQL of TEST_DATABASE_URL (the suite skips without it): a fresh
+ * database and the ledger, made in the suite's `before`; the instances it starts, the ledger and
+ * the database ended in its `after`. Call it in the describe body.
+ */
+export function sharedWorld(label: string): SharedWorld {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let ledger: Ledger | undefined;
+  const started: Instance[] = [];
+  const made = () => {
+    if (database === undefined || ledger === undefined)
+      throw new Error(`${label}: made in the suite's before`);
+    return { database, ledger };
+  };
+  before(async () => {
+    database = await freshDatabase(testDatabaseUrl!, label.replaceAll(' ', '_'));
+    ledger = await startLedger(label);
   });
-  const service = await startService(config).catch((err: unknown) => {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw err;
+  after(async () => {
+    for (const i of started) await i.stop().catch(() => undefined);
+    await ledger?.close();
+    await database?.drop();
   });
   return {
-    service,
-    url: service.url,
-    async stop() {
-      await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+    get ledger() {
+      return made().ledger;
+    },
+    get databaseUrl() {
+      return made().database.url;
+    },
+    async start(roles, extra = []) {
+      const { database, ledger } = made();
+      const instance = await startInstance(ledger, database.url, roles, extra);
+      started.push(instance);
+      return instance;
     },
   };
 }

@@ -4,12 +4,13 @@
 // for a record left as it was; callback events with the ticket's next seq; and on PostgreSQL a
 // poller of the change feed never skips a record while batches commit concurrently.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import type { TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { type FreshDb, testTargets } from '../store/test-databases.js';
+import { countingTransactions } from '../support/counting-transactions.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
@@ -65,286 +66,270 @@ async function ticketWithRecord(
   return { id, txid, outpoint: seeded.outpoints[0]!, score: seeded.score };
 }
 
-for (const target of testTargets()) {
-  describe(`applyLedgerStatuses on ${target.name}`, () => {
-    let fresh: FreshDb;
-    let db: Db;
-    before(async () => {
-      fresh = await target.fresh();
-      db = fresh.db;
+describeOnEachDb('applyLedgerStatuses', (fresh) => {
+  const ticket = async (id: string) =>
+    (
+      await fresh.db.query<{ status: string; errors: string | null; next_check_at: Date | null }>(
+        'SELECT status, errors, next_check_at FROM tickets WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+  const record = async (txid: string) =>
+    (
+      await fresh.db.query<{ state: string; score: string; blk_hash: string; height: number }>(
+        'SELECT state, score, blk_hash, height FROM transactions WHERE txid = $1',
+        [txid],
+      )
+    )[0]!;
+
+  it('applies a mixed batch in one transaction, with one score per changed record and cascades', async () => {
+    const parent = await seedTransaction(fresh.db, {
+      outputs: [{ owner: 'alice', amount: 100n }],
+      block: { height: 1, idx: 1, hash: blockHash(1), time: 1 },
     });
-    after(() => fresh.dispose());
-
-    const ticket = async (id: string) =>
-      (
-        await db.query<{ status: string; errors: string | null; next_check_at: Date | null }>(
-          'SELECT status, errors, next_check_at FROM tickets WHERE id = $1',
-          [id],
-        )
-      )[0]!;
-    const record = async (txid: string) =>
-      (
-        await db.query<{ state: string; score: string; blk_hash: string; height: number }>(
-          'SELECT state, score, blk_hash, height FROM transactions WHERE txid = $1',
-          [txid],
-        )
-      )[0]!;
-
-    it('applies a mixed batch in one transaction, with one score per changed record and cascades', async () => {
-      const parent = await seedTransaction(db, {
-        outputs: [{ owner: 'alice', amount: 100n }],
-        block: { height: 1, idx: 1, hash: blockHash(1), time: 1 },
-      });
-      // Accepted: BROADCASTING -> SUCCESS, its input no longer reserved, its funding output spent.
-      const accepted = await ticketWithRecord(db, { status: 'BROADCASTING', spends: [parent.outpoints[0]!] });
-      await db.query(
-        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state, reserved_by)
-         VALUES ($1, 0, 500, '\\x00', 'reserved', $2), ($1, 1, 500, '\\x00', 'available', $3)`,
-        [randomTxid(), accepted.id, null],
-      );
-      // Mined: SUCCESS -> MINED, record mined in block 5.
-      const toMine = await ticketWithRecord(db, { status: 'SUCCESS' });
-      // Reorged out and mined again in another block, in the same batch: two events.
-      const reorged = await ticketWithRecord(db, {
-        status: 'MINED',
-        block: { height: 4, idx: 1, hash: blockHash(4), time: 4 },
-        callbackUrl: 'https://receiver.example/cb',
-      });
-      // Rejected, with a child spending its output and a grandchild (BROADCASTING) spending the child's.
-      const root = await ticketWithRecord(db, { status: 'SUCCESS' });
-      const child = await ticketWithRecord(db, {
-        status: 'SUCCESS',
-        spends: [root.outpoint],
-        callbackUrl: 'https://receiver.example/child',
-      });
-      const grandchild = await ticketWithRecord(db, { status: 'BROADCASTING', spends: [child.outpoint] });
-      const grandFunding = randomTxid();
-      await db.query(
-        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state, reserved_by) VALUES ($1, 0, 500, '\\x00', 'reserved', $2)`,
-        [grandFunding, grandchild.id],
-      );
-      // A stale broadcast answer: mempool for a MINED ticket changes nothing.
-      const stale = await ticketWithRecord(db, {
-        status: 'MINED',
-        block: { height: 3, idx: 1, hash: blockHash(3), time: 3 },
-      });
-      const staleBefore = await db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]);
-      const eventsBefore = await db.query<{ n: number }>(
-        'SELECT COALESCE(MAX(seq), 0)::int AS n FROM events WHERE ticket_id = $1',
-        [reorged.id],
-      );
-      await db.query(
-        `INSERT INTO events (ticket_id, webhook_id, seq, payload) VALUES ($1, 'msg_seed_1', 1, '{}')`,
-        [reorged.id],
-      );
-      const [{ max }] = (await db.query<{ max: string }>(
-        'SELECT MAX(score)::text AS max FROM transactions',
-      )) as [{ max: string }];
-
-      const updates: LedgerUpdate[] = [
-        { txid: accepted.txid, view: { status: { kind: 'mempool' }, fromBroadcast: true } },
-        { txid: toMine.txid, view: { status: mined(blockHash(5), 5), tipHeight: 6 } },
-        { txid: reorged.txid, view: { status: { kind: 'mempool' } } },
-        { txid: root.txid, view: { status: { kind: 'rejected', reason: 'double spent' } } },
-        { txid: stale.txid, view: { status: { kind: 'mempool' }, fromBroadcast: true } },
-        { txid: randomTxid(), view: { status: { kind: 'mempool' } } },
-        { txid: reorged.txid, view: { status: mined(blockHash(50), 4, 2) } },
-      ];
-      let transactions = 0;
-      const counting: Db = {
-        ...db,
-        dialect: db.dialect,
-        query: (sql, params) => db.query(sql, params),
-        transaction: (fn) => {
-          transactions++;
-          return db.transaction(fn);
-        },
-        close: () => db.close(),
-      };
-      const transitions: string[] = [];
-      await applyLedgerStatuses(
-        {
-          ...contextOn(counting),
-          onTransition: (t) => transitions.push(`${t.txid.slice(0, 6)} ${t.from}>${t.to}`),
-        },
-        updates,
-      );
-      assert.equal(transactions, 1, 'one database transaction');
-
-      assert.equal((await ticket(accepted.id)).status, 'SUCCESS');
-      assert.equal((await ticket(toMine.id)).status, 'MINED');
-      assert.equal((await ticket(reorged.id)).status, 'MINED');
-      assert.equal((await ticket(root.id)).status, 'FAILED');
-      assert.equal((await ticket(child.id)).status, 'FAILED');
-      assert.equal((await ticket(grandchild.id)).status, 'FAILED');
-      assert.equal((await ticket(root.id)).errors, 'double spent');
-      assert.equal(
-        (await ticket(child.id)).errors,
-        `an input comes from transaction ${root.txid}, which failed: double spent`,
-      );
-      assert.equal(
-        (await ticket(grandchild.id)).errors,
-        `an input comes from transaction ${child.txid}, which failed: an input comes from transaction ${root.txid}, which failed: double spent`,
-      );
-      assert.equal((await ticket(root.id)).next_check_at, null);
-      assert.equal(
-        new Date((await ticket(toMine.id)).next_check_at!).getTime(),
-        NOW.getTime() + POLL_MS,
-        'mined 2 deep: watched',
-      );
-      assert.deepEqual(await db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]), staleBefore);
-
-      // Reservations: the accepted ticket's input is spent, not reserved; its funding output spent.
-      const [input] = await db.query<{ reserved_by: string | null; spent_by: string }>(
-        'SELECT reserved_by, spent_by FROM token_outputs WHERE txid = $1',
-        [parent.txid],
-      );
-      assert.deepEqual(input, { reserved_by: null, spent_by: accepted.txid });
-      const funding = await db.query<{ state: string; reserved_by: string | null }>(
-        'SELECT state, reserved_by FROM funding_outputs ORDER BY state',
-      );
-      assert.deepEqual(
-        funding.map((f) => f.state),
-        ['available', 'available', 'spent'],
-        'accepted: spent; the grandchild never reached the network: back to the pool',
-      );
-      // Failed: outputs gone, their inputs free again.
-      for (const failed of [root, child, grandchild]) {
-        assert.equal((await record(failed.txid)).state, 'failed');
-        const outputs = await db.query('SELECT 1 FROM token_outputs WHERE txid = $1', [failed.txid]);
-        assert.equal(outputs.length, 0);
-      }
-
-      // One new score per changed record, all above what was there, distinct; mirrored in addresses and outputs.
-      const changed = [toMine, reorged, root, child, grandchild];
-      const scores = await Promise.all(changed.map(async (c) => BigInt((await record(c.txid)).score)));
-      assert.equal(new Set(scores).size, changed.length);
-      for (const score of scores) assert.ok(score > BigInt(max), `${score} > ${max}`);
-      for (const unchanged of [accepted, stale])
-        assert.equal(
-          BigInt((await record(unchanged.txid)).score),
-          unchanged.score,
-          'an unchanged record keeps its score',
-        );
-      for (const c of [toMine, reorged]) {
-        const r = await record(c.txid);
-        const mirrored = await db.query<{ score: string }>(
-          'SELECT score FROM transaction_addresses WHERE txid = $1 UNION ALL SELECT score FROM token_outputs WHERE txid = $1',
-          [c.txid],
-        );
-        assert.ok(mirrored.length >= 2);
-        for (const m of mirrored) assert.equal(m.score, r.score);
-        const outputs = await db.query<{ state: string }>('SELECT state FROM token_outputs WHERE txid = $1', [
-          c.txid,
-        ]);
-        assert.deepEqual(
-          outputs.map((o) => o.state),
-          ['confirmed'],
-        );
-      }
-      assert.deepEqual(
-        { ...(await record(reorged.txid)), score: undefined },
-        { state: 'mined', blk_hash: blockHash(50), height: 4, score: undefined },
-      );
-
-      // Events: the reorged ticket's SUCCESS then MINED, after the seq it had; the child's FAILED.
-      assert.equal(eventsBefore[0]!.n, 0);
-      const events = await db.query<{
-        seq: number;
-        webhook_id: string;
-        payload: { status: string; errors: string | null };
-      }>('SELECT seq, webhook_id, payload FROM events WHERE ticket_id = $1 ORDER BY seq', [reorged.id]);
-      assert.deepEqual(
-        events.map((e) => [e.seq, e.payload.status ?? null]),
-        [
-          [1, null],
-          [2, 'SUCCESS'],
-          [3, 'MINED'],
-        ],
-      );
-      assert.equal(events[2]!.webhook_id, `msg_${reorged.id.replaceAll('-', '')}_3`);
-      const childEvents = await db.query<{ payload: { status: string; errors: string } }>(
-        'SELECT payload FROM events WHERE ticket_id = $1',
-        [child.id],
-      );
-      assert.deepEqual(
-        childEvents.map((e) => e.payload.status),
-        ['FAILED'],
-      );
-      // Transitions reported after commit: children fail before their parent.
-      const failOrder = transitions.filter((t) => t.endsWith('>FAILED'));
-      assert.deepEqual(failOrder, [
-        `${grandchild.txid.slice(0, 6)} BROADCASTING>FAILED`,
-        `${child.txid.slice(0, 6)} SUCCESS>FAILED`,
-        `${root.txid.slice(0, 6)} SUCCESS>FAILED`,
-      ]);
-      assert.ok(transitions.includes(`${reorged.txid.slice(0, 6)} MINED>SUCCESS`));
-      assert.ok(transitions.includes(`${reorged.txid.slice(0, 6)} SUCCESS>MINED`));
+    // Accepted: BROADCASTING -> SUCCESS, its input no longer reserved, its funding output spent.
+    const accepted = await ticketWithRecord(fresh.db, {
+      status: 'BROADCASTING',
+      spends: [parent.outpoints[0]!],
     });
-
-    it('settles a mined ticket as final when the tip is deep enough, and leaves FAILED tickets alone', async () => {
-      const deep = await ticketWithRecord(db, { status: 'SUCCESS' });
-      const failed = await ticketWithRecord(db, { status: 'SUCCESS' });
-      await applyLedgerStatuses(contextOn(db), [
-        { txid: failed.txid, view: { status: { kind: 'rejected', reason: 'x' } } },
-      ]);
-      const before = await record(failed.txid);
-      await applyLedgerStatuses(contextOn(db), [
-        { txid: deep.txid, view: { status: mined(blockHash(7), 7), tipHeight: 12 } },
-        { txid: failed.txid, view: { status: mined(blockHash(7), 7), tipHeight: 12 } },
-      ]);
-      assert.equal((await ticket(deep.id)).status, 'MINED');
-      assert.equal((await ticket(deep.id)).next_check_at, null, '6 deep: final');
-      assert.equal((await ticket(failed.id)).status, 'FAILED');
-      assert.deepEqual(await record(failed.txid), before);
+    await fresh.db.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state, reserved_by)
+       VALUES ($1, 0, 500, '\\x00', 'reserved', $2), ($1, 1, 500, '\\x00', 'available', $3)`,
+      [randomTxid(), accepted.id, null],
+    );
+    // Mined: SUCCESS -> MINED, record mined in block 5.
+    const toMine = await ticketWithRecord(fresh.db, { status: 'SUCCESS' });
+    // Reorged out and mined again in another block, in the same batch: two events.
+    const reorged = await ticketWithRecord(fresh.db, {
+      status: 'MINED',
+      block: { height: 4, idx: 1, hash: blockHash(4), time: 4 },
+      callbackUrl: 'https://receiver.example/cb',
     });
+    // Rejected, with a child spending its output and a grandchild (BROADCASTING) spending the child's.
+    const root = await ticketWithRecord(fresh.db, { status: 'SUCCESS' });
+    const child = await ticketWithRecord(fresh.db, {
+      status: 'SUCCESS',
+      spends: [root.outpoint],
+      callbackUrl: 'https://receiver.example/child',
+    });
+    const grandchild = await ticketWithRecord(fresh.db, { status: 'BROADCASTING', spends: [child.outpoint] });
+    const grandFunding = randomTxid();
+    await fresh.db.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state, reserved_by) VALUES ($1, 0, 500, '\\x00', 'reserved', $2)`,
+      [grandFunding, grandchild.id],
+    );
+    // A stale broadcast answer: mempool for a MINED ticket changes nothing.
+    const stale = await ticketWithRecord(fresh.db, {
+      status: 'MINED',
+      block: { height: 3, idx: 1, hash: blockHash(3), time: 3 },
+    });
+    const staleBefore = await fresh.db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]);
+    const eventsBefore = await fresh.db.query<{ n: number }>(
+      'SELECT COALESCE(MAX(seq), 0)::int AS n FROM events WHERE ticket_id = $1',
+      [reorged.id],
+    );
+    await fresh.db.query(
+      `INSERT INTO events (ticket_id, webhook_id, seq, payload) VALUES ($1, 'msg_seed_1', 1, '{}')`,
+      [reorged.id],
+    );
+    const [{ max }] = (await fresh.db.query<{ max: string }>(
+      'SELECT MAX(score)::text AS max FROM transactions',
+    )) as [{ max: string }];
 
-    if (target.name === 'postgres') {
-      it('concurrent batches never let a poller of the change feed skip a record', async () => {
-        const tickets: Awaited<ReturnType<typeof ticketWithRecord>>[] = [];
-        for (let i = 0; i < 60; i++) tickets.push(await ticketWithRecord(db, { status: 'SUCCESS' }));
-        const seen = new Map<string, bigint>();
-        let last = 0n;
-        let done = false;
-        const poll = async () => {
-          const rows = await db.query<{ txid: string; score: string }>(
-            'SELECT txid, score::text AS score FROM transactions t WHERE t.score > $1 ORDER BY t.score',
-            [last.toString()],
-          );
-          for (const row of rows) {
-            const score = BigInt(row.score);
-            assert.ok(score > last, 'never below what was seen');
-            last = score;
-            seen.set(row.txid, score);
-          }
-        };
-        const poller = (async () => {
-          while (!done) await poll();
-        })();
-        const batches = Array.from({ length: 6 }, (_, b) =>
-          tickets.slice(b * 10, b * 10 + 10).map((t, i) => ({
-            txid: t.txid,
-            view: { status: mined(blockHash(100 + b), 100 + b, i + 1) },
-          })),
-        );
-        // Each batch twice: mined, then reorged out, at once from several connections.
-        await Promise.all([
-          ...batches.map((batch) => applyLedgerStatuses(contextOn(db), batch)),
-          ...batches.map((batch) =>
-            applyLedgerStatuses(
-              contextOn(db),
-              batch.map((u) => ({ txid: u.txid, view: { status: { kind: 'mempool' as const } } })),
-            ),
-          ),
-        ]);
-        done = true;
-        await poller;
-        await poll();
-        for (const t of tickets) {
-          const final = BigInt((await record(t.txid)).score);
-          assert.equal(seen.get(t.txid), final, `the poller saw ${t.txid}'s last change`);
-        }
-      });
+    const updates: LedgerUpdate[] = [
+      { txid: accepted.txid, view: { status: { kind: 'mempool' }, fromBroadcast: true } },
+      { txid: toMine.txid, view: { status: mined(blockHash(5), 5), tipHeight: 6 } },
+      { txid: reorged.txid, view: { status: { kind: 'mempool' } } },
+      { txid: root.txid, view: { status: { kind: 'rejected', reason: 'double spent' } } },
+      { txid: stale.txid, view: { status: { kind: 'mempool' }, fromBroadcast: true } },
+      { txid: randomTxid(), view: { status: { kind: 'mempool' } } },
+      { txid: reorged.txid, view: { status: mined(blockHash(50), 4, 2) } },
+    ];
+    const counting = countingTransactions(fresh.db);
+    const transitions: string[] = [];
+    await applyLedgerStatuses(
+      {
+        ...contextOn(counting.db),
+        onTransition: (t) => transitions.push(`${t.txid.slice(0, 6)} ${t.from}>${t.to}`),
+      },
+      updates,
+    );
+    assert.equal(counting.transactions(), 1, 'one database transaction');
+
+    assert.equal((await ticket(accepted.id)).status, 'SUCCESS');
+    assert.equal((await ticket(toMine.id)).status, 'MINED');
+    assert.equal((await ticket(reorged.id)).status, 'MINED');
+    assert.equal((await ticket(root.id)).status, 'FAILED');
+    assert.equal((await ticket(child.id)).status, 'FAILED');
+    assert.equal((await ticket(grandchild.id)).status, 'FAILED');
+    assert.equal((await ticket(root.id)).errors, 'double spent');
+    assert.equal(
+      (await ticket(child.id)).errors,
+      `an input comes from transaction ${root.txid}, which failed: double spent`,
+    );
+    assert.equal(
+      (await ticket(grandchild.id)).errors,
+      `an input comes from transaction ${child.txid}, which failed: an input comes from transaction ${root.txid}, which failed: double spent`,
+    );
+    assert.equal((await ticket(root.id)).next_check_at, null);
+    assert.equal(
+      new Date((await ticket(toMine.id)).next_check_at!).getTime(),
+      NOW.getTime() + POLL_MS,
+      'mined 2 deep: watched',
+    );
+    assert.deepEqual(await fresh.db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]), staleBefore);
+
+    // Reservations: the accepted ticket's input is spent, not reserved; its funding output spent.
+    const [input] = await fresh.db.query<{ reserved_by: string | null; spent_by: string }>(
+      'SELECT reserved_by, spent_by FROM token_outputs WHERE txid = $1',
+      [parent.txid],
+    );
+    assert.deepEqual(input, { reserved_by: null, spent_by: accepted.txid });
+    const funding = await fresh.db.query<{ state: string; reserved_by: string | null }>(
+      'SELECT state, reserved_by FROM funding_outputs ORDER BY state',
+    );
+    assert.deepEqual(
+      funding.map((f) => f.state),
+      ['available', 'available', 'spent'],
+      'accepted: spent; the grandchild never reached the network: back to the pool',
+    );
+    // Failed: outputs gone, their inputs free again.
+    for (const failed of [root, child, grandchild]) {
+      assert.equal((await record(failed.txid)).state, 'failed');
+      const outputs = await fresh.db.query('SELECT 1 FROM token_outputs WHERE txid = $1', [failed.txid]);
+      assert.equal(outputs.length, 0);
     }
+
+    // One new score per changed record, all above what was there, distinct; mirrored in addresses and outputs.
+    const changed = [toMine, reorged, root, child, grandchild];
+    const scores = await Promise.all(changed.map(async (c) => BigInt((await record(c.txid)).score)));
+    assert.equal(new Set(scores).size, changed.length);
+    for (const score of scores) assert.ok(score > BigInt(max), `${score} > ${max}`);
+    for (const unchanged of [accepted, stale])
+      assert.equal(
+        BigInt((await record(unchanged.txid)).score),
+        unchanged.score,
+        'an unchanged record keeps its score',
+      );
+    for (const c of [toMine, reorged]) {
+      const r = await record(c.txid);
+      const mirrored = await fresh.db.query<{ score: string }>(
+        'SELECT score FROM transaction_addresses WHERE txid = $1 UNION ALL SELECT score FROM token_outputs WHERE txid = $1',
+        [c.txid],
+      );
+      assert.ok(mirrored.length >= 2);
+      for (const m of mirrored) assert.equal(m.score, r.score);
+      const outputs = await fresh.db.query<{ state: string }>(
+        'SELECT state FROM token_outputs WHERE txid = $1',
+        [c.txid],
+      );
+      assert.deepEqual(
+        outputs.map((o) => o.state),
+        ['confirmed'],
+      );
+    }
+    assert.deepEqual(
+      { ...(await record(reorged.txid)), score: undefined },
+      { state: 'mined', blk_hash: blockHash(50), height: 4, score: undefined },
+    );
+
+    // Events: the reorged ticket's SUCCESS then MINED, after the seq it had; the child's FAILED.
+    assert.equal(eventsBefore[0]!.n, 0);
+    const events = await fresh.db.query<{
+      seq: number;
+      webhook_id: string;
+      payload: { status: string; errors: string | null };
+    }>('SELECT seq, webhook_id, payload FROM events WHERE ticket_id = $1 ORDER BY seq', [reorged.id]);
+    assert.deepEqual(
+      events.map((e) => [e.seq, e.payload.status ?? null]),
+      [
+        [1, null],
+        [2, 'SUCCESS'],
+        [3, 'MINED'],
+      ],
+    );
+    assert.equal(events[2]!.webhook_id, `msg_${reorged.id.replaceAll('-', '')}_3`);
+    const childEvents = await fresh.db.query<{ payload: { status: string; errors: string } }>(
+      'SELECT payload FROM events WHERE ticket_id = $1',
+      [child.id],
+    );
+    assert.deepEqual(
+      childEvents.map((e) => e.payload.status),
+      ['FAILED'],
+    );
+    // Transitions reported after commit: children fail before their parent.
+    const failOrder = transitions.filter((t) => t.endsWith('>FAILED'));
+    assert.deepEqual(failOrder, [
+      `${grandchild.txid.slice(0, 6)} BROADCASTING>FAILED`,
+      `${child.txid.slice(0, 6)} SUCCESS>FAILED`,
+      `${root.txid.slice(0, 6)} SUCCESS>FAILED`,
+    ]);
+    assert.ok(transitions.includes(`${reorged.txid.slice(0, 6)} MINED>SUCCESS`));
+    assert.ok(transitions.includes(`${reorged.txid.slice(0, 6)} SUCCESS>MINED`));
   });
-}
+
+  it('settles a mined ticket as final when the tip is deep enough, and leaves FAILED tickets alone', async () => {
+    const deep = await ticketWithRecord(fresh.db, { status: 'SUCCESS' });
+    const failed = await ticketWithRecord(fresh.db, { status: 'SUCCESS' });
+    await applyLedgerStatuses(contextOn(fresh.db), [
+      { txid: failed.txid, view: { status: { kind: 'rejected', reason: 'x' } } },
+    ]);
+    const before = await record(failed.txid);
+    await applyLedgerStatuses(contextOn(fresh.db), [
+      { txid: deep.txid, view: { status: mined(blockHash(7), 7), tipHeight: 12 } },
+      { txid: failed.txid, view: { status: mined(blockHash(7), 7), tipHeight: 12 } },
+    ]);
+    assert.equal((await ticket(deep.id)).status, 'MINED');
+    assert.equal((await ticket(deep.id)).next_check_at, null, '6 deep: final');
+    assert.equal((await ticket(failed.id)).status, 'FAILED');
+    assert.deepEqual(await record(failed.txid), before);
+  });
+
+  if (fresh.target === 'postgres') {
+    it('concurrent batches never let a poller of the change feed skip a record', async () => {
+      const tickets: Awaited<ReturnType<typeof ticketWithRecord>>[] = [];
+      for (let i = 0; i < 60; i++) tickets.push(await ticketWithRecord(fresh.db, { status: 'SUCCESS' }));
+      const seen = new Map<string, bigint>();
+      let last = 0n;
+      let done = false;
+      const poll = async () => {
+        const rows = await fresh.db.query<{ txid: string; score: string }>(
+          'SELECT txid, score::text AS score FROM transactions t WHERE t.score > $1 ORDER BY t.score',
+          [last.toString()],
+        );
+        for (const row of rows) {
+          const score = BigInt(row.score);
+          assert.ok(score > last, 'never below what was seen');
+          last = score;
+          seen.set(row.txid, score);
+        }
+      };
+      const poller = (async () => {
+        while (!done) await poll();
+      })();
+      const batches = Array.from({ length: 6 }, (_, b) =>
+        tickets.slice(b * 10, b * 10 + 10).map((t, i) => ({
+          txid: t.txid,
+          view: { status: mined(blockHash(100 + b), 100 + b, i + 1) },
+        })),
+      );
+      // Each batch twice: mined, then reorged out, at once from several connections.
+      await Promise.all([
+        ...batches.map((batch) => applyLedgerStatuses(contextOn(fresh.db), batch)),
+        ...batches.map((batch) =>
+          applyLedgerStatuses(
+            contextOn(fresh.db),
+            batch.map((u) => ({ txid: u.txid, view: { status: { kind: 'mempool' as const } } })),
+          ),
+        ),
+      ]);
+      done = true;
+      await poller;
+      await poll();
+      for (const t of tickets) {
+        const final = BigInt((await record(t.txid)).score);
+        assert.equal(seen.get(t.txid), final, `the poller saw ${t.txid}'s last change`);
+      }
+    });
+  }
+});

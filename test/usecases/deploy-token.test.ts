@@ -17,7 +17,7 @@ import {
   type FundingCoin,
   loadOrDeployToken,
 } from '../../src/usecases/deploy-token.js';
-import { testDatabaseUrl, testTargets } from '../store/test-databases.js';
+import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 
 const keys: OperatorKeys = {

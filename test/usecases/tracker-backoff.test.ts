@@ -2,12 +2,12 @@
 // ticket watched for a long time is looked at again 1 s after a first failure (it waited the
 // full minute before), 2 s after a second, and a look that writes a status starts over.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { type Ledger, LedgerUnavailableError } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { retryDelayMs, trackDueTickets } from '../../src/usecases/track-tickets.js';
-import { type FreshDb, testTargets } from '../store/test-databases.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket } from '../support/seed-store.js';
 
 const T0 = new Date('2026-11-22T00:00:00.000Z');
@@ -29,48 +29,40 @@ function contextOn(db: Db, clock: { now: Date }, ledgerUp: () => boolean): Servi
   } as unknown as ServiceContext;
 }
 
-for (const target of testTargets()) {
-  describe(`tracker backoff on ${target.name}`, () => {
-    let fresh: FreshDb;
-    before(async () => {
-      fresh = await target.fresh();
-    });
-    after(() => fresh.dispose());
+describeOnEachDb('tracker backoff', (fresh) => {
+  it('follows failures in a row, and a successful look starts over', async () => {
+    const { db } = fresh;
+    const id = await seedTicket(db, { status: 'SUCCESS', createdAt: T0 });
+    // Watched a long time: many looks, none failed.
+    await db.query('UPDATE tickets SET attempts = 40, next_check_at = $2 WHERE id = $1', [id, T0]);
+    const clock = { now: T0 };
+    let up = false;
+    const ctx = contextOn(db, clock, () => up);
+    const nextCheckIn = async () => {
+      const [row] = await db.query<{ next_check_at: Date; failures: number }>(
+        'SELECT next_check_at, failures FROM tickets WHERE id = $1',
+        [id],
+      );
+      return { ms: new Date(row!.next_check_at).getTime() - clock.now.getTime(), failures: row!.failures };
+    };
 
-    it('follows failures in a row, and a successful look starts over', async () => {
-      const { db } = fresh;
-      const id = await seedTicket(db, { status: 'SUCCESS', createdAt: T0 });
-      // Watched a long time: many looks, none failed.
-      await db.query('UPDATE tickets SET attempts = 40, next_check_at = $2 WHERE id = $1', [id, T0]);
-      const clock = { now: T0 };
-      let up = false;
-      const ctx = contextOn(db, clock, () => up);
-      const nextCheckIn = async () => {
-        const [row] = await db.query<{ next_check_at: Date; failures: number }>(
-          'SELECT next_check_at, failures FROM tickets WHERE id = $1',
-          [id],
-        );
-        return { ms: new Date(row!.next_check_at).getTime() - clock.now.getTime(), failures: row!.failures };
-      };
+    assert.equal(await trackDueTickets(ctx), 1);
+    assert.deepEqual(await nextCheckIn(), { ms: 1000, failures: 1 });
+    clock.now = new Date(T0.getTime() + 1000);
+    assert.equal(await trackDueTickets(ctx), 1);
+    assert.deepEqual(await nextCheckIn(), { ms: 2000, failures: 2 });
 
-      assert.equal(await trackDueTickets(ctx), 1);
-      assert.deepEqual(await nextCheckIn(), { ms: 1000, failures: 1 });
-      clock.now = new Date(T0.getTime() + 1000);
-      assert.equal(await trackDueTickets(ctx), 1);
-      assert.deepEqual(await nextCheckIn(), { ms: 2000, failures: 2 });
+    up = true;
+    clock.now = new Date(T0.getTime() + 3000);
+    assert.equal(await trackDueTickets(ctx), 1);
+    assert.deepEqual(await nextCheckIn(), { ms: POLL_MS, failures: 0 });
 
-      up = true;
-      clock.now = new Date(T0.getTime() + 3000);
-      assert.equal(await trackDueTickets(ctx), 1);
-      assert.deepEqual(await nextCheckIn(), { ms: POLL_MS, failures: 0 });
-
-      up = false;
-      clock.now = new Date(T0.getTime() + 3000 + POLL_MS);
-      assert.equal(await trackDueTickets(ctx), 1);
-      assert.deepEqual(await nextCheckIn(), { ms: 1000, failures: 1 });
-    });
+    up = false;
+    clock.now = new Date(T0.getTime() + 3000 + POLL_MS);
+    assert.equal(await trackDueTickets(ctx), 1);
+    assert.deepEqual(await nextCheckIn(), { ms: 1000, failures: 1 });
   });
-}
+});
 
 describe('retryDelayMs', () => {
   it('doubles from 1 s and stops at a minute', () => {

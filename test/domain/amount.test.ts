@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { AppError } from '../errors/registry.js';
 import {
   ATOMIC_PER_TOKEN,
   DECIMALS,
@@ -11,7 +10,8 @@ import {
   parseTokens,
   precised,
   toJsonNumber,
-} from './amount.js';
+} from '../../src/domain/amount.js';
+import { AppError } from '../../src/errors/registry.js';
 
 const isInvalidAmount = (error: unknown): boolean =>
   error instanceof AppError && error.code === 'INVALID_AMOUNT';

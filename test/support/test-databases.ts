@@ -1,7 +1,9 @@
 // Fresh databases for tests, on every adapter available: PGlite in memory always,
-// PostgreSQL when TEST_DATABASE_URL is set (a schema of its own per call, dropped after).
-// Other suites may use it: `for (const target of testTargets()) describe(target.name, ...)`.
+// PostgreSQL when TEST_DATABASE_URL is set (a schema of its own per call, dropped after);
+// and a whole PostgreSQL database of its own, for services started on a database URL.
+// A suite on one fresh database per adapter: describeOnEachDb (describe-on-each-db.ts).
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 
 import type { Db } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -61,4 +63,24 @@ function postgresTarget(url: string): TestTarget {
 
 export function testTargets(): TestTarget[] {
   return testDatabaseUrl === undefined ? [pgliteTarget] : [pgliteTarget, postgresTarget(testDatabaseUrl)];
+}
+
+/** A database of its own on the test server; `drop` removes it (and its connections). */
+export async function freshDatabase(serverUrl: string, label: string) {
+  const name = `tokenproxy_${label}_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const again = new pg.Client({ connectionString: serverUrl });
+      await again.connect();
+      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.end();
+    },
+  };
 }

@@ -13,7 +13,7 @@ import {
   TicketTransitionError,
   ticketStatusOfRank,
   transition,
-} from './ticket-state.js';
+} from '../../src/domain/ticket-state.js';
 
 const B: TicketStatus = 'BROADCASTING';
 const S: TicketStatus = 'SUCCESS';

@@ -7,7 +7,7 @@ import {
   feeTierFor,
   feeTierProblems,
   validateFeeTiers,
-} from './fee-tiers.js';
+} from '../../src/domain/fee-tiers.js';
 
 const tier = (min: bigint, max: bigint, fee: bigint): FeeTier => ({ min, max, fee });
 

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Transaction, Utils } from '@bsv/sdk';
 import fc from 'fast-check';
-import { isValidAddress, p2pkhAddress, parseAddress, pubKeyHashOf } from './address.js';
-import { base58CheckDecode, base58CheckEncode, base58Decode, base58Encode } from './base58.js';
-import { bech32Decode, decodeSegwitAddress } from './bech32.js';
+import { isValidAddress, p2pkhAddress, parseAddress, pubKeyHashOf } from '../../src/domain/address.js';
+import { base58CheckDecode, base58CheckEncode, base58Decode, base58Encode } from '../../src/domain/base58.js';
+import { bech32Decode, decodeSegwitAddress } from '../../src/domain/bech32.js';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
@@ -23,7 +23,7 @@ const KNOWN: Array<[string, 'p2pkh' | 'p2sh', string]> = [
 
 /** Owner public key hashes of the P2PKH and cosign outputs of the real transactions in the vectors. */
 function vectorOwnerHashes(): string[] {
-  const path = new URL('../../test/vectors/mnee-real-transactions.json', import.meta.url);
+  const path = new URL('../vectors/mnee-real-transactions.json', import.meta.url);
   const vectors = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   const raws = Object.values(vectors)
     .flat()

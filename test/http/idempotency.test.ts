@@ -2,8 +2,8 @@
 // tested end to end in test/e2e/04_errors.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../errors/registry.js';
-import { idempotencyKeyOf, keepsAnswer } from './idempotency.js';
+import { AppError } from '../../src/errors/registry.js';
+import { idempotencyKeyOf, keepsAnswer } from '../../src/http/idempotency.js';
 
 describe('idempotencyKeyOf', () => {
   it('is undefined without the header', () => {
