@@ -8,7 +8,8 @@
 // or a submitted txid).
 import { ticketJson } from '../domain/ticket.js';
 import type { Queryable } from './db.js';
-import { hex, insertScoredFeedRecords, type NewTokenOutput } from './feed-records.js';
+import { insertScoredFeedRecords, type NewTokenOutput } from './feed-records.js';
+import { claimSubmissions } from './submission-claims.js';
 import { ticketIdsBySubmittedTxid } from './ticket-queries.js';
 import { appendTicketEvents } from './ticket-writes.js';
 
@@ -54,13 +55,6 @@ export type SubmissionVerdict =
   /** Its funding output's lease was lost (expired and leased elsewhere): cosign again with another. */
   | { readonly kind: 'funding-lost' };
 
-interface ReservedRow {
-  txid: string;
-  vout: number;
-  ticket: string;
-  [column: string]: unknown;
-}
-
 const key = (o: Outpoint) => `${o.txid}_${o.vout}`;
 
 export async function writeSubmissions(
@@ -71,33 +65,8 @@ export async function writeSubmissions(
   const verdicts = new Map<string, SubmissionVerdict>();
   if (batch.length === 0) return [];
 
-  // 1. Tickets. A submitted txid that already has one is a duplicate (found below).
-  const inserted = new Set(
-    (
-      await tx.query<{ id: string }>(
-        `INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, callback_url,
-                              callback_secret_enc, api_key_id, next_check_at, created_at, updated_at)
-         SELECT u.id, u.txid, u.sub, decode(u.raw, 'hex'), 'BROADCASTING', 10, u.cb, decode(u.secret, 'hex'),
-                u.key, u.first_check, u.at, u.at
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                       $8::timestamptz[], $9::timestamptz[])
-                AS u(id, txid, sub, raw, cb, secret, key, first_check, at)
-         ON CONFLICT DO NOTHING
-         RETURNING id`,
-        [
-          batch.map((s) => s.ticketId),
-          batch.map((s) => s.txid),
-          batch.map((s) => s.submittedTxid),
-          batch.map((s) => hex(s.rawTx)),
-          batch.map((s) => s.callbackUrl),
-          batch.map((s) => (s.callbackSecretEnc === null ? null : hex(s.callbackSecretEnc))),
-          batch.map((s) => s.apiKeyId),
-          batch.map((s) => s.firstCheckAt.toISOString()),
-          batch.map((s) => s.now.toISOString()),
-        ],
-      )
-    ).map((r) => r.id),
-  );
+  // 1-3. Tickets, token inputs and funding outputs claimed in one statement (submission-claims.ts).
+  const { inserted, reservedCount, funded } = await claimSubmissions(tx, batch, lease.owner);
   const skipped = batch.filter((s) => !inserted.has(s.ticketId));
   if (skipped.length > 0) {
     const bySubmitted = await ticketIdsBySubmittedTxid(
@@ -120,50 +89,6 @@ export async function writeSubmissions(
   }
   const live = batch.filter((s) => inserted.has(s.ticketId));
   if (live.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
-
-  // 2. Token inputs: rows locked in one order (txid, vout) by every writer, then reserved where free.
-  const inputs = live
-    .flatMap((s) => s.inputs.map((i) => ({ ...i, ticket: s.ticketId, spender: s.txid })))
-    .sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
-  const reserved = await tx.query<ReservedRow>(
-    `WITH wanted AS (
-       SELECT * FROM unnest($1::text[], $2::int[], $3::uuid[], $4::text[]) AS u(txid, vout, ticket, spender)
-     ), locked AS MATERIALIZED (
-       SELECT o.txid, o.vout FROM token_outputs o JOIN wanted w ON o.txid = w.txid AND o.vout = w.vout
-        ORDER BY o.txid, o.vout FOR UPDATE OF o
-     )
-     UPDATE token_outputs o SET reserved_by = w.ticket, spent_by = w.spender
-       FROM wanted w, locked l
-      WHERE o.txid = w.txid AND o.vout = w.vout AND l.txid = w.txid AND l.vout = w.vout
-        AND o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'
-     RETURNING o.txid, o.vout, w.ticket::text AS ticket`,
-    [
-      inputs.map((i) => i.txid),
-      inputs.map((i) => i.vout),
-      inputs.map((i) => i.ticket),
-      inputs.map((i) => i.spender),
-    ],
-  );
-  const reservedCount = new Map<string, number>();
-  for (const r of reserved) reservedCount.set(r.ticket, (reservedCount.get(r.ticket) ?? 0) + 1);
-
-  // 3. Funding: each submission's output, only while this process still holds its lease.
-  const funded = new Set(
-    (
-      await tx.query<{ ticket: string }>(
-        `UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL
-           FROM unnest($1::text[], $2::int[], $3::uuid[]) AS u(txid, vout, ticket)
-          WHERE f.txid = u.txid AND f.vout = u.vout AND f.state = 'available' AND f.lease_owner = $4
-          RETURNING u.ticket::text AS ticket`,
-        [
-          live.map((s) => s.funding.txid),
-          live.map((s) => s.funding.vout),
-          live.map((s) => s.ticketId),
-          lease.owner,
-        ],
-      )
-    ).map((r) => r.ticket),
-  );
 
   // 4. Losers come back out: their reservations undone, their tickets deleted.
   const inputsLost = live.filter((s) => (reservedCount.get(s.ticketId) ?? 0) !== s.inputs.length);
