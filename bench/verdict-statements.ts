@@ -64,7 +64,7 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       tip: async () => ({ height: tipHeight, hash: BLOCK, time: 0 }),
     },
     now: () => now,
-    tracker: { pollIntervalMs: 1000, finalConfirmations: 6 },
+    tracker: { pollIntervalMs: 1000, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: { info() {}, warn() {}, error() {} },
   } as unknown as ServiceContext;
   const applyAll = async (view: (txid: string) => apply.LedgerView) => {

@@ -4,7 +4,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { type Config, ConfigError, operatorKeyProblems, productionProblems } from './config.js';
+import {
+  type Config,
+  ConfigError,
+  fundingLeaseProblems,
+  operatorKeyProblems,
+  productionProblems,
+} from './config.js';
 import { hash160 } from './crypto/hash.js';
 import { uuidv7 } from './crypto/random-id.js';
 import { publicKeyOf } from './crypto/secp256k1.js';
@@ -42,10 +48,8 @@ import {
   loadTokenSettings,
   type TokenSettings,
 } from './usecases/deploy-token.js';
-import { createSubmissionPipeline } from './usecases/submission-pipeline.js';
+import { createSubmissionPipeline, type PipelineSettings } from './usecases/submission-pipeline.js';
 
-/** Most submissions written in one transaction (docs/adr/0002-batched-write-path.md). */
-const SUBMISSION_BATCH_MAX = 256;
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
 const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
 
@@ -70,7 +74,11 @@ export async function composeParts(
 ): Promise<Parts> {
   // The whole configuration is checked before anything is opened or written (loadConfig did
   // it too; a Config built another way is checked here). Production never writes key files.
-  const problems = [...operatorKeyProblems(config), ...productionProblems(config)];
+  const problems = [
+    ...operatorKeyProblems(config),
+    ...fundingLeaseProblems(config),
+    ...productionProblems(config),
+  ];
   if (problems.length > 0) throw new ConfigError(problems);
   const production = config.env === 'production';
   if (!production) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -173,10 +181,11 @@ export async function composeParts(
       keys: { approver: keys.approver, funding: keys.funding },
       now,
       newId,
-      feeRate: cachedFeeRate(ledger, 60_000),
+      feeRate: cachedFeeRate(ledger, config.feeRateCacheMs),
       tracker: {
         pollIntervalMs: config.trackerPollMs ?? (config.arcUrl ? 30_000 : 2_000),
-        finalConfirmations: 6,
+        finalConfirmations: config.finalConfirmations,
+        firstLookAfterMs: config.trackerFirstLookMs,
       },
       log: logger,
       onTransition: ticketTimings(metrics),
@@ -191,10 +200,7 @@ export async function composeParts(
             db,
             now,
             log: logger,
-            settings:
-              db.dialect === 'pglite'
-                ? { maxBatch: SUBMISSION_BATCH_MAX, maxInFlight: 1, windowMs: 2 }
-                : { maxBatch: SUBMISSION_BATCH_MAX, maxInFlight: 2, windowMs: 0 },
+            settings: pipelineSettingsOf(config, db),
           }),
         }
       : base;
@@ -223,6 +229,26 @@ export function tokenConfigOf(token: TokenSettings, config: Config): TokenConfig
       maxInputs: config.maxInputs,
       maxOutputs: config.maxOutputs,
       maxDataBytes: 512,
+    },
+  };
+}
+
+/**
+ * The submission pipeline's settings. PGlite runs one transaction at a time on the main thread:
+ * one batch in flight, and a lone submission waits 2 ms for company (nothing arrives while a
+ * transaction runs); across a socket natural batching forms the batches.
+ */
+function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
+  const pglite = db.dialect === 'pglite';
+  return {
+    maxBatch: config.submissionBatchMax,
+    maxInFlight: config.submissionBatchesInFlight ?? (pglite ? 1 : 2),
+    windowMs: config.submissionWindowMs ?? (pglite ? 2 : 0),
+    funding: {
+      leaseMs: config.fundingLeaseMs,
+      keepEveryMs: config.fundingLeaseKeepMs,
+      minLeased: config.fundingLeaseMinOutputs,
+      maxLeased: config.fundingLeaseMaxOutputs,
     },
   };
 }

@@ -150,6 +150,77 @@ export const ConfigSchema = Type.Object(
         description: 'How often the tracker polls a live ticket; absent: 2000 on the devnet, 30000 on ARC.',
       }),
     ),
+    trackerFirstLookMs: Type.Integer({
+      minimum: 0,
+      default: 5000,
+      description:
+        'How long after a transfer the tracker first looks at its ticket, should its broadcast not have settled it, ms.',
+    }),
+    finalConfirmations: Count(
+      6,
+      'Blocks on top of a mined ticket that make it final (no longer watched for reorgs).',
+    ),
+    feeRateCacheMs: Type.Integer({
+      minimum: 0,
+      default: 60_000,
+      description: "How long the ledger's fee rate is reused before it is asked again, ms.",
+    }),
+    fundingPoolLowWater: Count(
+      100,
+      'Available funding outputs below which the tracker refills the pool from the reserve (and warns when it cannot).',
+    ),
+    fundingRefillMs: Type.Integer({
+      minimum: 100,
+      default: 5000,
+      description:
+        'How often the tracker refills the funding pool, ms; also the Retry-After of a 503 (in seconds, rounded up).',
+    }),
+    fundingAlertMs: Type.Integer({
+      minimum: 1000,
+      default: 300_000,
+      description: 'Least time between two "funding pool low" warnings in the log, ms.',
+    }),
+    fundingLeaseMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        "How long a process's lease on funding outputs lasts unless renewed, ms (longer than fundingLeaseKeepMs).",
+    }),
+    fundingLeaseKeepMs: Type.Integer({
+      minimum: 100,
+      default: 2000,
+      description: 'How often a process renews its funding leases and fits its share to demand, ms.',
+    }),
+    fundingLeaseMinOutputs: Count(4, 'Fewest funding outputs a process keeps leased once transfers come.'),
+    fundingLeaseMaxOutputs: Count(512, 'Most funding outputs a process keeps leased.'),
+    submissionBatchMax: Count(
+      256,
+      'Most transfers written in one database transaction (docs/adr/0002-batched-write-path.md).',
+    ),
+    submissionBatchesInFlight: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Batches of transfers written at once, per process; absent: 1 on PGlite, 2 on PostgreSQL.',
+      }),
+    ),
+    submissionWindowMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'How long a lone transfer waits for company before its batch is written, ms; absent: 2 on PGlite, 0 on PostgreSQL.',
+      }),
+    ),
+    idempotencyKeepMs: Type.Integer({
+      minimum: 60_000,
+      default: 86_400_000,
+      description: 'How long the answer to an Idempotency-Key is kept (retries come within minutes), ms.',
+    }),
+    idempotencyPurgeMs: Type.Integer({
+      minimum: 1000,
+      default: 600_000,
+      description: 'How often the tracker deletes Idempotency-Key answers older than idempotencyKeepMs, ms.',
+    }),
     tokenSymbol: Type.String({
       minLength: 1,
       maxLength: 32,

@@ -60,6 +60,18 @@ export function operatorKeyProblems(config: Config): string[] {
   return [`the operator keys go together: ${given.join(', ')} given without ${missing.join(', ')}`];
 }
 
+/** A lease renewed less often than it lasts, and a share whose floor is under its ceiling. */
+export function fundingLeaseProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (config.fundingLeaseKeepMs >= config.fundingLeaseMs)
+    problems.push(
+      'fundingLeaseKeepMs must be shorter than fundingLeaseMs (leases would lapse between renewals)',
+    );
+  if (config.fundingLeaseMinOutputs > config.fundingLeaseMaxOutputs)
+    problems.push('fundingLeaseMinOutputs must not exceed fundingLeaseMaxOutputs');
+  return problems;
+}
+
 /**
  * Production refuses the embedded stand-ins (PGlite, devnet, key files in the data folder) and
  * the callback allow-list. Checked before anything is opened: a refused configuration touches
@@ -143,7 +155,12 @@ export function loadConfig(input: LoadConfigInput = {}): Config {
     throw new ConfigError(problems);
   }
   if (input.databaseOnly === true) problems.push(...databaseProblems(config));
-  else problems.push(...operatorKeyProblems(config), ...productionProblems(config));
+  else
+    problems.push(
+      ...operatorKeyProblems(config),
+      ...fundingLeaseProblems(config),
+      ...productionProblems(config),
+    );
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
 }

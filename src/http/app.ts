@@ -47,7 +47,10 @@ export type AppInstance = FastifyInstance<
 export type RoutePlugin = (app: AppInstance) => void | Promise<void>;
 
 /** The settings the frame reads; a full Config satisfies it. */
-export type HttpConfig = Pick<Config, 'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl'> &
+export type HttpConfig = Pick<
+  Config,
+  'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl' | 'fundingRefillMs'
+> &
   Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env'>>;
 
 /** Answers smaller than this many bytes go out uncompressed even when the client accepts gzip. */
@@ -85,7 +88,7 @@ export function buildApp(deps: AppDeps): AppInstance {
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy.length === 0 ? false : [...config.trustProxy],
-    frameworkErrors: frameworkErrorHandler(config.bodyLimit),
+    frameworkErrors: frameworkErrorHandler(config),
     // Closing answers a problem (NOT_READY, Retry-After) from the hook below, not Fastify's own body.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -115,7 +118,7 @@ export function buildApp(deps: AppDeps): AppInstance {
   installRequestIdHeader(root);
   installDefaultJsonContentType(root);
   installDeprecationHeaders(root);
-  installErrorHandler(root, config.bodyLimit);
+  installErrorHandler(root, config);
   installNotFoundHandler(root);
   registerOpenApi(root, {
     version: deps.version ?? '0.0.0-dev',

@@ -11,8 +11,19 @@ import { describeIssue, validationIssues } from './validation.js';
 
 export const INVALID_JSON_DETAIL = 'Invalid JSON payload';
 
-/** Retry-After of a 503 (funding pool empty, ledger unavailable, not ready): the pool refills every 5 s. */
-export const RETRY_AFTER_SECONDS = 5;
+/**
+ * Retry-After of a 503 (funding pool empty, ledger unavailable, not ready): the funding pool's
+ * refill interval (fundingRefillMs), in whole seconds.
+ */
+export function retryAfterSecondsOf(fundingRefillMs: number): number {
+  return Math.max(1, Math.ceil(fundingRefillMs / 1000));
+}
+
+/** What the handler reads of the configuration. */
+export interface ErrorHandlerSettings {
+  readonly bodyLimit: number;
+  readonly fundingRefillMs: number;
+}
 
 export interface MappedError {
   readonly problem: Problem;
@@ -129,31 +140,31 @@ function handle(
   request: FastifyRequest,
   reply: FastifyReply,
   error: unknown,
-  bodyLimit: number,
+  settings: ErrorHandlerSettings,
 ): FastifyReply {
-  const { problem, internal: isInternal } = mapError(error, request.id, bodyLimit);
+  const { problem, internal: isInternal } = mapError(error, request.id, settings.bodyLimit);
   if (isInternal) request.log.error({ err: error, code: problem.code }, 'request failed');
   else if (problem.status >= 500)
     request.log.warn({ code: problem.code, status: problem.status }, problem.detail);
   else request.log.info({ code: problem.code, status: problem.status }, problem.detail);
   if (problem.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="tokenproxy"');
   if (problem.status === 503 && !reply.hasHeader('retry-after'))
-    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    reply.header('retry-after', String(retryAfterSecondsOf(settings.fundingRefillMs)));
   return sendProblemBody(reply, problem);
 }
 
 /** Installs the error handler on the root instance (child contexts inherit it). */
-export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
+export function installErrorHandler(app: FastifyInstance, settings: ErrorHandlerSettings): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) =>
-    handle(request, reply, error, bodyLimit),
+    handle(request, reply, error, settings),
   );
 }
 
 /** For Fastify's `frameworkErrors` option (bad URL and the like, before routing). */
-export function frameworkErrorHandler(bodyLimit: number) {
+export function frameworkErrorHandler(settings: ErrorHandlerSettings) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     // These replies skip the onSend hooks, so the request ID header is set here.
     reply.header(REQUEST_ID_HEADER, request.id);
-    handle(request, reply, error, bodyLimit);
+    handle(request, reply, error, settings);
   };
 }

@@ -19,6 +19,8 @@ export interface TrackerSettings {
   readonly pollIntervalMs: number;
   /** Blocks on top of which a mined ticket is not watched for reorgs any more. */
   readonly finalConfirmations: number;
+  /** How long after its submission a new ticket is first looked at, should its broadcast not have settled it. */
+  readonly firstLookAfterMs: number;
 }
 
 export interface ServiceContext {

@@ -28,13 +28,6 @@ export interface FundingLeaseSettings {
   readonly maxLeased: number;
 }
 
-export const DEFAULT_FUNDING_LEASES: FundingLeaseSettings = {
-  leaseMs: 60_000,
-  keepEveryMs: 2_000,
-  minLeased: 4,
-  maxLeased: 512,
-};
-
 export interface FundingLeasePool {
   /** The lease owner's name in the database (unique per process). */
   readonly owner: string;
@@ -54,9 +47,9 @@ export function createFundingLeasePool(deps: {
   readonly db: Db;
   readonly now: () => Date;
   readonly log: Logger;
-  readonly settings?: FundingLeaseSettings;
+  readonly settings: FundingLeaseSettings;
 }): FundingLeasePool {
-  const settings = deps.settings ?? DEFAULT_FUNDING_LEASES;
+  const { settings } = deps;
   const owner = `lease-${randomUUID()}`;
   /** Leased outputs not taken, smallest first. */
   let free: FundingOutputRow[] = [];

@@ -50,7 +50,8 @@ export interface PipelineSettings {
    * is across a socket and natural batching forms the batches.
    */
   readonly windowMs: number;
-  readonly funding?: FundingLeaseSettings;
+  /** This process's share of the funding pool (config: fundingLease*). */
+  readonly funding: FundingLeaseSettings;
 }
 
 /** Attempts of a batch whose transaction PostgreSQL aborted as a deadlock or serialization failure. */
@@ -67,7 +68,7 @@ export function createSubmissionPipeline(deps: {
     db,
     now: deps.now,
     log: deps.log,
-    ...(settings.funding !== undefined && { settings: settings.funding }),
+    settings: settings.funding,
   });
 
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
@@ -87,7 +88,7 @@ export function createSubmissionPipeline(deps: {
   const commits = createBatcher<Submission, SubmissionVerdict>(
     async (batch) => {
       const { distinct, settle } = settleInsideBatch(batch);
-      const leaseUntil = new Date(deps.now().getTime() + 60_000);
+      const leaseUntil = new Date(deps.now().getTime() + settings.funding.leaseMs);
       for (let attempt = 1; ; attempt++) {
         try {
           const verdicts = await db.transaction((tx) =>

@@ -38,8 +38,6 @@ export interface SubmitResult {
   readonly broadcast: Promise<BroadcastOutcome>;
 }
 
-/** The tracker looks at a new ticket after this long, should its broadcast not have settled it. */
-const FIRST_LOOK_AFTER_MS = 5_000;
 /** Funding outputs tried for one transfer whose lease was lost meanwhile. */
 const FUNDING_ATTEMPTS = 3;
 
@@ -99,7 +97,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       callbackSecretEnc: req.callbackSecretEnc,
       apiKeyId: req.apiKeyId,
       now,
-      firstCheckAt: new Date(now.getTime() + FIRST_LOOK_AFTER_MS),
+      firstCheckAt: new Date(now.getTime() + ctx.tracker.firstLookAfterMs),
     };
     let verdict: Awaited<ReturnType<typeof pipeline.commit>>;
     try {

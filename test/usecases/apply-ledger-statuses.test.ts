@@ -21,7 +21,7 @@ function contextOn(db: Db): ServiceContext {
   return {
     db,
     now: () => NOW,
-    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6 },
+    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: quiet,
   } as unknown as ServiceContext;
 }

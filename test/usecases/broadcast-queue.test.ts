@@ -57,7 +57,7 @@ function contextOn(db: Db, ledger: Ledger): ServiceContext & { transactions: () 
     db: counting.db,
     ledger,
     now: () => new Date(),
-    tracker: { pollIntervalMs: 30_000, finalConfirmations: 6 },
+    tracker: { pollIntervalMs: 30_000, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: quiet,
     transactions: counting.transactions,
   } as unknown as ServiceContext & { transactions: () => number };

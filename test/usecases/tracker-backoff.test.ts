@@ -24,7 +24,7 @@ function contextOn(db: Db, clock: { now: Date }, ledgerUp: () => boolean): Servi
     db,
     ledger,
     now: () => clock.now,
-    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6 },
+    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: quiet,
   } as unknown as ServiceContext;
 }

@@ -28,7 +28,7 @@ function contextOn(db: Db, ledger: Partial<Ledger>, clock: { now: Date }) {
     db: counting.db,
     ledger,
     now: () => clock.now,
-    tracker: { pollIntervalMs: 1000, finalConfirmations: 6 },
+    tracker: { pollIntervalMs: 1000, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: { info() {}, warn() {}, error() {} },
   } as unknown as ServiceContext;
   return { ctx, transactions: counting.transactions };
