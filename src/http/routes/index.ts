@@ -1,0 +1,95 @@
+// The route index: every route plugin of the public, admin and console API, in registration
+// order, each handed its deps from the service's parts (compose.ts). The api role builds the
+// app with this list; a new resource's routes are added here.
+import { parseCallbackAllow } from '../../callbacks/address-guard.js';
+import type { Config } from '../../config.js';
+import { addressesOf, type OperatorKeys } from '../../keys/operator-keys.js';
+import type { ArcLedger } from '../../ledger/arc/arc-ledger.js';
+import type { Devnet } from '../../ledger/devnet/devnet.js';
+import type { ServiceMetrics } from '../../metrics/service-metrics.js';
+import type { ServiceContext } from '../../usecases/context.js';
+import type { RoutePlugin } from '../app.js';
+import type { ApiKeyVerifier } from '../auth.js';
+import { consolePageRoutes } from '../console/console-page-routes.js';
+import { metricsRoutes } from '../metrics.js';
+import { adminRoutes } from './admin-routes.js';
+import { arcCallbackRoutes } from './arc-callback-routes.js';
+import { consoleRoutes } from './console-routes.js';
+import { consoleSearchRoutes } from './console-search-routes.js';
+import { deliveryRoutes } from './delivery-routes.js';
+import { freezeRoutes } from './freeze-routes.js';
+import { historyRoutes } from './history-routes.js';
+import { parseRoutes } from './parse-routes.js';
+import { readRoutes } from './read-routes.js';
+import type { RouteDeps } from './route-deps.js';
+import { supplyRoutes } from './supply-routes.js';
+import { transferRoutes } from './transfer-routes.js';
+
+/** What the routes are built from: the service's parts (compose.ts Parts satisfies it). */
+export interface RouteParts {
+  readonly config: Pick<
+    Config,
+    'env' | 'maxAddresses' | 'metricsToken' | 'callbackAllow' | 'fundingPoolLowWater'
+  >;
+  readonly ctx: ServiceContext;
+  readonly masterKey: Uint8Array;
+  readonly keys: OperatorKeys;
+  readonly token: { readonly supply: string };
+  readonly devnet: Devnet | null;
+  readonly arc: ArcLedger | null;
+  readonly metrics: ServiceMetrics;
+}
+
+/** The API keys the routes check and forget (a revocation takes effect at once). */
+export interface RouteApiKeys extends ApiKeyVerifier {
+  forget(): void;
+}
+
+/** Every route plugin, in the order the app registers them. */
+export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugin[] {
+  const { config } = parts;
+  const deps: RouteDeps = {
+    ctx: parts.ctx,
+    masterKey: parts.masterKey,
+    environment: config.env,
+    maxAddresses: config.maxAddresses,
+  };
+  const genesisSupply = BigInt(parts.token.supply);
+  const { fundingAddress } = addressesOf(parts.keys);
+  return [
+    metricsRoutes({
+      metrics: parts.metrics,
+      apiKeys,
+      ...(config.metricsToken !== undefined && { metricsToken: config.metricsToken }),
+    }),
+    readRoutes(deps),
+    transferRoutes({ ...deps, callbackAllow: parseCallbackAllow(config.callbackAllow) }),
+    deliveryRoutes(deps),
+    historyRoutes(deps),
+    parseRoutes(deps),
+    adminRoutes({
+      ...deps,
+      mintKey: parts.keys.mint,
+      miner: parts.devnet,
+      genesisSupply,
+      forgetApiKeys: () => apiKeys.forget(),
+    }),
+    supplyRoutes({
+      ...deps,
+      burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },
+      fundingAddress,
+      poolLowWater: config.fundingPoolLowWater,
+    }),
+    consoleRoutes({
+      ...deps,
+      genesisSupply,
+      fundingAddress,
+      poolLowWater: config.fundingPoolLowWater,
+      devnet: parts.devnet,
+    }),
+    consoleSearchRoutes(deps),
+    freezeRoutes(deps),
+    consolePageRoutes(),
+    ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
+  ];
+}

@@ -1,0 +1,71 @@
+// The api role: the HTTP server with every route of the route index (http/routes/index.ts),
+// its rate limits (in Redis when redisUrl is set), and the order it stops in: the server first
+// (no more transfers), then the submissions in flight, then what they queued for broadcasting.
+import type { Parts } from '../compose.js';
+import type { Config } from '../config.js';
+import { type AppInstance, buildApp } from '../http/app.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../http/rate-limit-store-redis.js';
+import { routeIndex } from '../http/routes/index.js';
+import { storeApiKeyVerifier } from '../store/api-keys-store.js';
+import { databaseReadiness } from '../store/db-readiness.js';
+
+export interface ApiRole {
+  /** Base URL the server listens on. */
+  readonly url: string;
+  readonly app: AppInstance;
+  stop(): Promise<void>;
+}
+
+export async function startApiRole(parts: Parts, version: string): Promise<ApiRole> {
+  const { config, logger, db, ctx } = parts;
+  const apiKeys = storeApiKeyVerifier(db);
+  const rateLimit = config.rateLimitEnabled ? await rateLimitOf(config) : undefined;
+  const closeRateLimit = async () => rateLimit?.store.close();
+  const app = buildApp({
+    config,
+    logger,
+    apiKeys,
+    readiness: databaseReadiness(db),
+    version,
+    ...(rateLimit !== undefined && { rateLimit }),
+    metrics: parts.metrics,
+    routes: routeIndex(parts, apiKeys),
+  });
+  let url: string;
+  try {
+    url = await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await closeRateLimit().catch(() => undefined);
+    throw err;
+  }
+  const { broadcasts, submissions } = ctx;
+  const steps = [
+    () => app.close(),
+    async () => submissions?.close(),
+    async () => broadcasts?.close(),
+    closeRateLimit,
+  ];
+  return {
+    url,
+    app,
+    async stop() {
+      for (const step of steps) await step().catch((err) => logger.error({ err }, 'stopping a role failed'));
+    },
+  };
+}
+
+/** Rate limits: shared through Redis when `redisUrl` is set, else counted in this process. */
+async function rateLimitOf(config: Config) {
+  const store: RateLimitStore =
+    config.redisUrl !== undefined
+      ? await createRedisRateLimitStore({ url: config.redisUrl })
+      : createMemoryRateLimitStore();
+  return {
+    store,
+    algorithm: config.rateLimitAlgorithm,
+    windowMs: config.rateLimitWindowMs,
+    perKey: config.rateLimitPerKey,
+    anonymous: config.rateLimitAnonymous,
+  };
+}
