@@ -2,13 +2,13 @@
 // not per process), written to `<dataDir>/admin.key` (mode 0600) by the start that made it.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockAdminKey } from '../store/admin-key-lock.js';
+import { holdTransactionLock } from '../store/advisory-lock.js';
 import { createApiKey, hasLiveAdminKey } from '../store/api-keys-store.js';
 import type { Db } from '../store/db.js';
 
-export { ADMIN_KEY_LOCK } from '../store/admin-key-lock.js';
-
 export const ADMIN_KEY_FILE = 'admin.key';
+/** Advisory lock key held while a start looks for the admin key and makes it (unique to this use). */
+export const ADMIN_KEY_LOCK = 7_364_821_004;
 
 /** What a start did about the admin key: made it (and wrote it to `path`), or found one. */
 export type AdminKeyNote = { readonly created: true; readonly path: string } | { readonly created: false };
@@ -29,7 +29,7 @@ export async function ensureAdminKey(deps: FirstAdminKeyDeps): Promise<AdminKeyN
   const { dataDir } = deps;
   const path = join(dataDir, ADMIN_KEY_FILE);
   const note = await deps.db.transaction(async (q): Promise<AdminKeyNote> => {
-    await lockAdminKey(q);
+    await holdTransactionLock(q, ADMIN_KEY_LOCK);
     if (await hasLiveAdminKey(q)) return { created: false };
     const created = await createApiKey(q, deps.masterKey, { name: 'admin', scopes: ['admin'] }, new Date());
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
