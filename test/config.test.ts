@@ -178,6 +178,36 @@ describe('loadConfig validation', () => {
   });
 });
 
+describe('operational settings', () => {
+  it('keep the numbers the service ran on before they were settings', () => {
+    const c = loadConfig({ env: {} });
+    assert.equal(c.fundingPoolLowWater, 100);
+    assert.equal(c.fundingRefillMs, 5000);
+    assert.equal(c.fundingAlertMs, 5 * 60_000);
+    assert.equal(c.fundingLeaseMs, 60_000);
+    assert.equal(c.fundingLeaseKeepMs, 2000);
+    assert.equal(c.submissionBatchMax, 256);
+    assert.equal(c.submissionBatchesInFlight, undefined);
+    assert.equal(c.submissionWindowMs, undefined);
+    assert.equal(c.idempotencyKeepMs, 24 * 3600_000);
+    assert.equal(c.idempotencyPurgeMs, 10 * 60_000);
+    assert.equal(c.finalConfirmations, 6);
+    assert.equal(c.feeRateCacheMs, 60_000);
+    assert.equal(c.trackerFirstLookMs, 5000);
+  });
+
+  it('refuse funding leases renewed less often than they last, or a floor above the ceiling', () => {
+    const problems = problemsOf(() =>
+      loadConfig({
+        env: {},
+        argv: ['--funding-lease-ms', '2000', '--funding-lease-min-outputs', '600'],
+      }),
+    );
+    assert.ok(problems.some((p) => p.includes('fundingLeaseKeepMs must be shorter than fundingLeaseMs')));
+    assert.ok(problems.some((p) => p.includes('fundingLeaseMinOutputs must not exceed')));
+  });
+});
+
 describe('production checks', () => {
   it('accepts PostgreSQL and ARC', () => {
     const c = loadConfig({ env: PROD_ENV });

@@ -271,3 +271,25 @@ describe('problem mapping (pure)', () => {
     assert.deepEqual(Object.keys(p), ['type', 'title', 'status', 'detail', 'code', 'message', 'hint']);
   });
 });
+
+describe('Retry-After of a 503', () => {
+  it('is the funding refill interval (fundingRefillMs) in whole seconds', async () => {
+    const { app } = testApp({
+      argv: ['--funding-refill-ms', '12500'],
+      routes: [
+        (a) => {
+          a.get('/down', { config: { scope: 'public' } }, async () => {
+            throw new AppError('LEDGER_UNAVAILABLE', 'arc down');
+          });
+        },
+      ],
+    });
+    try {
+      const res = await app.inject({ url: '/down' });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.headers['retry-after'], '13');
+    } finally {
+      await app.close();
+    }
+  });
+});
