@@ -83,6 +83,9 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         '--log-level',
         'warn',
         '--no-rate-limit-enabled',
+        // No ARC callbacks reach it here: the tracker asks ARC every second instead.
+        '--tracker-poll-ms',
+        '1000',
         ...shared,
         ...SERVICE_FLAGS,
       ],
