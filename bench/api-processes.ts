@@ -10,13 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { hash160 } from '../src/crypto/hash.js';
-import { p2pkhAddress } from '../src/domain/address.js';
-import { operatorKeyFlags, operatorOf } from '../test/support/operator-world.js';
+import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures } from './api-transfers.js';
 import { describeCpu, sampleCpu } from './cpu-accounts.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
+import { startDevnetProcess } from './load/devnet-process.js';
 import { startChild, stopAllChildren } from './load/processes.js';
 import { prepare } from './load/world.js';
 import { submitTransfers } from './transfer-submitters.js';
@@ -41,31 +40,11 @@ export async function processTransfers(serverUrl: string, count: number): Promis
   };
   try {
     const operator = operatorOf('api processes');
-    const fundingAddress = p2pkhAddress(hash160(operator.funding.publicKey));
-    const devnet = await startChild(
-      'devnet',
-      ENTRY,
-      [
-        'devnet',
-        '--port',
-        '0',
-        '--block-interval',
-        '1000',
-        '--genesis',
-        `${fundingAddress}:${GENESIS_SATOSHIS}`,
-      ],
-      /ARC API on http:\/\/\S+ .*genesis coinbase [0-9a-f]{64}/,
-    );
-    const coinbase = /genesis coinbase ([0-9a-f]{64})/.exec(devnet.announced)![1]!;
-    const shared = [
-      '--database-url',
+    const { devnet, serviceFlags: shared } = await startDevnetProcess(
+      operator,
       database.url,
-      '--arc-url',
-      /(http:\/\/\S+)/.exec(devnet.announced)![1]!,
-      '--genesis-funding',
-      `${coinbase}_0:${GENESIS_SATOSHIS}`,
-      ...operatorKeyFlags(operator),
-    ];
+      GENESIS_SATOSHIS,
+    );
     const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], count, {
       mine: false,
       createKey: true,

@@ -15,10 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { hash160 } from '../src/crypto/hash.js';
-import { p2pkhAddress } from '../src/domain/address.js';
-import { operatorKeyFlags, operatorOf } from '../test/support/operator-world.js';
+import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
+import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
@@ -92,7 +91,6 @@ async function measure(
 
 // The operator's keys, shared by every PostgreSQL process (and the API keys' master key).
 const operator = operatorOf('load');
-const keyFlags = operatorKeyFlags(operator);
 const GENESIS_SATOSHIS = 50_000_000_000n;
 
 const tempDirs: string[] = [];
@@ -231,32 +229,7 @@ async function main(): Promise<void> {
   try {
     if (pgUrl !== undefined) {
       database = await freshDatabase(pgUrl, 'load');
-      const fundingAddress = p2pkhAddress(hash160(operator.funding.publicKey));
-      const devnet = await startChild(
-        'devnet',
-        ENTRY,
-        [
-          'devnet',
-          '--port',
-          '0',
-          '--block-interval',
-          '1000',
-          '--genesis',
-          `${fundingAddress}:${GENESIS_SATOSHIS}`,
-        ],
-        /ARC API on http:\/\/\S+ .*genesis coinbase [0-9a-f]{64}/,
-      );
-      const coinbase = /genesis coinbase ([0-9a-f]{64})/.exec(devnet.announced)?.[1];
-      if (coinbase === undefined) throw new Error('the devnet did not name its genesis coinbase');
-      shared = [
-        '--database-url',
-        database.url,
-        '--arc-url',
-        /(http:\/\/\S+)/.exec(devnet.announced)![1]!,
-        '--genesis-funding',
-        `${coinbase}_0:${GENESIS_SATOSHIS}`,
-        ...keyFlags,
-      ];
+      shared = (await startDevnetProcess(operator, database.url, GENESIS_SATOSHIS)).serviceFlags;
     }
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}:`);
