@@ -1,7 +1,7 @@
 // ARC's transaction statuses (bitcoin-sv/arc, numbered with gaps) and how they map to the
 // ledger port's TxStatus, both ways: the arc adapter reads them, the devnet's ARC API writes them.
-import { MerklePath } from '@bsv/sdk';
 import type { TxStatus } from '../port.js';
+import { indexInBump } from './bump-index.js';
 
 export const ARC_STATUS_RANK = {
   UNKNOWN: 0,
@@ -87,16 +87,6 @@ function minedFromArc(txid: string, fields: ArcStatusFields, blockTime: number):
   const index = indexInBump(merklePath, txid);
   if (index === null) return null;
   return { kind: 'mined', blockHash, height: blockHeight, index, blockTime, merklePath };
-}
-
-/** The offset of `txid` at level 0 of a BUMP: its index in the block. Null if absent or unreadable. */
-export function indexInBump(bumpHex: string, txid: string): number | null {
-  try {
-    const leaf = MerklePath.fromHex(bumpHex).path[0]?.find((l) => l.hash === txid);
-    return leaf === undefined ? null : leaf.offset;
-  } catch {
-    return null;
-  }
 }
 
 /** The ARC status a devnet status is reported as. Null for unknown (ARC answers 404). */
