@@ -242,8 +242,8 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
   const pglite = db.dialect === 'pglite';
   return {
     maxBatch: config.submissionBatchMax,
-    maxInFlight: config.submissionBatchesInFlight ?? (pglite ? 1 : 2),
-    windowMs: config.submissionWindowMs ?? (pglite ? 2 : 0),
+    maxInFlight: config.submissionBatchesInFlight,
+    windowMs: config.submissionWindowMs ?? (pglite ? 2 : 4),
     funding: {
       leaseMs: config.fundingLeaseMs,
       keepEveryMs: config.fundingLeaseKeepMs,

@@ -197,18 +197,15 @@ export const ConfigSchema = Type.Object(
       256,
       'Most transfers written in one database transaction (docs/adr/0002-batched-write-path.md).',
     ),
-    submissionBatchesInFlight: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description:
-          'Batches of transfers written at once, per process; absent: 1 on PGlite, 2 on PostgreSQL.',
-      }),
+    submissionBatchesInFlight: Count(
+      1,
+      'Batches of transfers written at once, per process: with one, the next batch gathers what arrives meanwhile (fewer, larger batches: less CPU per transfer in PostgreSQL and here).',
     ),
     submissionWindowMs: Type.Optional(
       Type.Integer({
         minimum: 0,
         description:
-          'How long a lone transfer waits for company before its batch is written, ms; absent: 2 on PGlite, 0 on PostgreSQL.',
+          'How long a lone transfer waits for company before its batch is written, ms; absent: 2 on PGlite, 4 on PostgreSQL.',
       }),
     ),
     idempotencyKeepMs: Type.Integer({

@@ -187,7 +187,7 @@ describe('operational settings', () => {
     assert.equal(c.fundingLeaseMs, 60_000);
     assert.equal(c.fundingLeaseKeepMs, 2000);
     assert.equal(c.submissionBatchMax, 256);
-    assert.equal(c.submissionBatchesInFlight, undefined);
+    assert.equal(c.submissionBatchesInFlight, 1);
     assert.equal(c.submissionWindowMs, undefined);
     assert.equal(c.idempotencyKeepMs, 24 * 3600_000);
     assert.equal(c.idempotencyPurgeMs, 10 * 60_000);
