@@ -112,6 +112,9 @@ describe('arc adapter over the devnet ARC API', () => {
     clock.advance(1000);
     await devnet.mine();
     assert.deepEqual(await minedSeen, await devnet.status(tx.txid));
+    // Asked for in batches (X-CallbackBatch): every callback is a {count, callbacks} body.
+    assert.ok(receiver.received.length > 0);
+    for (const c of receiver.received) assert.ok(Array.isArray(c.body.callbacks), JSON.stringify(c.body));
     const forged = {
       timestamp: new Date().toISOString(),
       txid: tx.txid,

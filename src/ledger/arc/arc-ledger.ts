@@ -233,6 +233,8 @@ class HttpArcLedger implements ArcLedger {
       headers['x-callbackurl'] = this.opts.callbackUrl;
       if (this.opts.callbackToken !== undefined) headers['x-callbacktoken'] = this.opts.callbackToken;
       headers['x-fullstatusupdates'] = String(this.opts.fullStatusUpdates ?? true);
+      // Statuses posted in batches ({count, callbacks}): one request for many transactions.
+      headers['x-callbackbatch'] = 'true';
     }
     return headers;
   }
