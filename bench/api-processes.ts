@@ -6,6 +6,7 @@
 // Setup, untimed: the wallets' transfers are prepared with the service's own parts
 // (bench/load/world.ts), then the service starts. Printed like the in-process runs.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -50,21 +51,24 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       createKey: true,
       tag: 'api processes',
     });
+    const port = await freePort();
     const service = await startChild(
       'service',
       ENTRY,
       [
         'start',
-        '--port',
-        '0',
         '--data-dir',
         tempDir('service'),
         '--log-level',
         'warn',
         '--no-rate-limit-enabled',
-        // No ARC callbacks reach it here: the tracker asks ARC every second instead.
-        '--tracker-poll-ms',
-        '1000',
+        // ARC (the devnet) calls the service back with every status, as in production.
+        '--port',
+        String(port),
+        '--public-base-url',
+        `http://127.0.0.1:${port}`,
+        '--arc-callback-token',
+        'bench-callback-token',
         ...shared,
         ...SERVICE_FLAGS,
       ],
@@ -121,4 +125,13 @@ async function untilMined(url: string, ticketIds: readonly string[]): Promise<vo
   } finally {
     await client.end();
   }
+}
+
+/** A port free on the loopback now (the service must know its own URL for ARC's callbacks). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
