@@ -19,6 +19,8 @@ const TRANSFERS_EMBEDDED = Number(process.env.BENCH_TRANSFERS ?? 5_000);
 const TRANSFERS_POSTGRES = Number(process.env.BENCH_TRANSFERS ?? 15_000);
 /** `balance`, `transfers` or `processes` (the PostgreSQL + ARC run alone) runs only that part. */
 const ONLY = process.env.BENCH_ONLY;
+/** Extra service flags for every transfer run (e.g. to try a setting), split on spaces. */
+const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 async function rps(url: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   const result = await autocannon({
@@ -64,7 +66,7 @@ async function balanceBench(): Promise<void> {
 }
 
 async function transferBench(label: string, flags: string[], count: number): Promise<void> {
-  const { service, adminKey, stop } = await startBenchService(flags);
+  const { service, adminKey, stop } = await startBenchService([...flags, ...SERVICE_FLAGS]);
   try {
     console.log(describeFigures(label, await sustainedTransfers(service, adminKey, count)));
   } finally {
