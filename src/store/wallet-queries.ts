@@ -130,7 +130,7 @@ export interface StoredTokenOutput {
   readonly spentBy: string | null;
 }
 
-interface OutpointRow {
+export interface OutpointRow {
   txid: string;
   vout: number;
   owner: string;
@@ -172,23 +172,26 @@ export async function tokenOutputsByOutpoint(
        JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout`,
     [parsed.map((p) => p.txid), parsed.map((p) => p.vout)],
   );
-  for (const row of rows) {
-    const state: OutputState =
-      row.reserved_by !== null ? 'reserved' : row.spent_by !== null ? 'spent' : 'unspent';
-    result.set(`${row.txid}_${row.vout}`, {
-      txid: row.txid,
-      vout: row.vout,
-      owner: row.owner,
-      amount: BigInt(row.amount),
-      op: row.op,
-      lockingScript: row.script,
-      satoshis: BigInt(row.satoshis),
-      state,
-      reservedBy: row.reserved_by,
-      spentBy: row.spent_by,
-    });
-  }
+  for (const row of rows) result.set(`${row.txid}_${row.vout}`, storedTokenOutputOf(row));
   return result;
+}
+
+/** A token_outputs row (txid, vout, owner, amount, op, script, satoshis, spent_by, reserved_by) as the domain reads it. */
+export function storedTokenOutputOf(row: OutpointRow): StoredTokenOutput {
+  const state: OutputState =
+    row.reserved_by !== null ? 'reserved' : row.spent_by !== null ? 'spent' : 'unspent';
+  return {
+    txid: row.txid,
+    vout: row.vout,
+    owner: row.owner,
+    amount: BigInt(row.amount),
+    op: row.op,
+    lockingScript: row.script,
+    satoshis: BigInt(row.satoshis),
+    state,
+    reservedBy: row.reserved_by,
+    spentBy: row.spent_by,
+  };
 }
 
 export interface Supply {

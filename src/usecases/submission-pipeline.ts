@@ -5,11 +5,10 @@
 // funding outputs leased to this process. Built once per process by compose.ts.
 import { createBatcher } from '../process/batcher.js';
 import type { Db } from '../store/db.js';
-import { frozenAmong } from '../store/freeze-store.js';
 import { isRetryableConflict } from '../store/sql-error.js';
+import { submissionLookups } from '../store/submission-lookups.js';
 import { type Submission, type SubmissionVerdict, writeSubmissions } from '../store/submission-writes.js';
-import { ticketIdsBySubmittedTxid } from '../store/ticket-queries.js';
-import { type StoredTokenOutput, tokenOutputsByOutpoint } from '../store/wallet-queries.js';
+import type { StoredTokenOutput } from '../store/wallet-queries.js';
 import type { Logger } from './context.js';
 import {
   createFundingLeasePool,
@@ -73,12 +72,10 @@ export function createSubmissionPipeline(deps: {
 
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
     async (items) => {
-      const submitted = [...new Set(items.map((i) => i.submittedTxid))];
-      const earlier = await ticketIdsBySubmittedTxid(db, submitted);
-      const known = await tokenOutputsByOutpoint(db, [...new Set(items.flatMap((i) => i.outpoints))]);
-      const frozen = await frozenAmong(
+      const { earlier, known, frozen } = await submissionLookups(
         db,
-        [...known.values()].map((o) => o.owner),
+        [...new Set(items.map((i) => i.submittedTxid))],
+        [...new Set(items.flatMap((i) => i.outpoints))],
       );
       return items.map((i) => ({ earlierTicketId: earlier.get(i.submittedTxid) ?? null, known, frozen }));
     },
