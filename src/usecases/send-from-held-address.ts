@@ -3,8 +3,8 @@
 // signs (ALL|ANYONECANPAY|FORKID), then the same pipeline as every wallet's transfer.
 import { Transaction } from '@bsv/sdk';
 import { lockingScriptOf } from '../crypto/script-objects.js';
-import { signOwnerInputs } from '../crypto/sign-owner.js';
 import { pubKeyHashOf } from '../domain/address.js';
+import { signOwnerInputs } from '../domain/sign-owner.js';
 import { buildTokenScript } from '../domain/token-script.js';
 import { AppError } from '../errors/registry.js';
 import { type UnspentOutput, unspentOutputs } from '../store/wallet-queries.js';
