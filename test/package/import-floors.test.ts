@@ -100,7 +100,7 @@ export function importsOf(file: string, text: string): Import[] {
   return out;
 }
 
-/** `src/http/routes/x.ts` → `http`; a file at the root of src is a floor of its own (`main.ts`). */
+/** `src/http/routes/x.ts` → `http`; a file at the root of src is a floor of its own (`compose.ts`). */
 export function floorOf(path: string): string | null {
   if (!path.startsWith('src/')) return null;
   const [first] = path.slice('src/'.length).split('/');
