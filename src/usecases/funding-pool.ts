@@ -10,6 +10,7 @@ import { networkFee } from '../domain/network-fee.js';
 import { signP2pkhInputs } from '../domain/sign-p2pkh.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Ledger } from '../ledger/port.js';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import { addPoolOutputs, availableFundingCount } from '../store/funding-pool.js';
 import {
@@ -18,7 +19,6 @@ import {
   type ReserveOutput,
   settleReserveOutputs,
 } from '../store/funding-reserve.js';
-import type { Logger } from './context.js';
 
 export interface Denomination {
   readonly satoshis: bigint;
