@@ -3,7 +3,6 @@
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
-import { AppError } from '../../errors/registry.js';
 import type { ChainTip } from '../../ledger/port.js';
 import {
   API_KEY_SCOPES,
@@ -22,6 +21,7 @@ import { ticketCounts } from '../../store/ticket-queries.js';
 import { redeemedAmount, supply } from '../../store/wallet-queries.js';
 import { mintTokens } from '../../usecases/mint-tokens.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import type { RouteDeps } from './route-deps.js';
 

@@ -4,7 +4,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../crypto/random-id.js';
-import { AppError } from '../../errors/registry.js';
 import {
   type DeliveryAttempt,
   deliveriesOfTicket,
@@ -13,6 +12,7 @@ import {
 import { type TicketRecord, ticketById } from '../../store/ticket-queries.js';
 import type { ServiceContext } from '../../usecases/context.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { principalOf } from '../auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 

@@ -5,7 +5,6 @@
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
 import { unfreezableReason } from '../../domain/freeze.js';
-import { AppError } from '../../errors/registry.js';
 import {
   type Freeze,
   type FreezeEvent,
@@ -15,6 +14,7 @@ import {
   unfreezeAddress,
 } from '../../store/freeze-store.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { AmountJson, amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
