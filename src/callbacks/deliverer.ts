@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import type { Logger } from '../process/logger.js';
 import {
   type AttemptOutcome,
   analyzeOutbox,
@@ -17,7 +18,6 @@ import {
   leaseDueEvents,
 } from '../store/callback-outbox.js';
 import type { Db } from '../store/db.js';
-import type { Logger } from '../usecases/context.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
 import { eventBody } from './event-body.js';
 import { outboxWriter } from './outbox-writer.js';

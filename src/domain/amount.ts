@@ -1,7 +1,7 @@
 // Token amounts. Atomic units are `bigint` everywhere; a decimal token string or a JSON number
 // exists only at the edge. No floating point takes part in any computation here.
 
-import { AppError } from '../errors/registry.js';
+import { DomainError } from './domain-error.js';
 
 /** Decimal places of the token: 1 token = 10^DECIMALS atomic units. */
 export const DECIMALS = 5;
@@ -25,12 +25,12 @@ const MAX_UINT64_DIGITS = MAX_UINT64.toString().length;
 /**
  * Parses a decimal token amount ("1.5", "0.00001", "12") into atomic units, exactly.
  * Leading zeros in the integer part are accepted ("007.5"); at most DECIMALS decimals.
- * @throws AppError INVALID_AMOUNT on anything that is not a plain non-negative decimal.
+ * @throws DomainError INVALID_AMOUNT on anything that is not a plain non-negative decimal.
  */
 export function parseTokens(text: string): bigint {
   const match = PLAIN_DECIMAL.exec(text);
   if (match === null) {
-    throw new AppError(
+    throw new DomainError(
       'INVALID_AMOUNT',
       `Amount must be a plain decimal with at most ${DECIMALS} decimals, got ${JSON.stringify(text)}`,
     );

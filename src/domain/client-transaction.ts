@@ -6,8 +6,8 @@
 // Pure.
 
 import { sha256d } from '../crypto/hash.js';
-import { AppError } from '../errors/registry.js';
 import { type ClientChunk, clientChunks, clientScriptBytes } from './client-script-reading.js';
+import { DomainError } from './domain-error.js';
 import { toHex } from './script-chunks.js';
 
 export interface ClientTxInput {
@@ -41,7 +41,7 @@ const MAX_CLIENT_SATOSHIS = 2n ** 53n - 1n;
 
 /**
  * Decodes a raw transaction.
- * @throws AppError INVALID_TX when the bytes are not exactly one well-formed transaction, or
+ * @throws DomainError INVALID_TX when the bytes are not exactly one well-formed transaction, or
  *   carry an output value the client cannot read (2^53 satoshis or more).
  */
 export function readClientTransaction(raw: Uint8Array): ClientTransaction {
@@ -92,8 +92,8 @@ function encodeClientTransaction(
   return w.done();
 }
 
-function invalid(detail: string): AppError {
-  return new AppError('INVALID_TX', `transaction does not parse: ${detail}`);
+function invalid(detail: string): DomainError {
+  return new DomainError('INVALID_TX', `transaction does not parse: ${detail}`);
 }
 
 class StrictReader {

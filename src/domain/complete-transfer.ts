@@ -9,11 +9,11 @@ import type { SignatureHashCache } from '../crypto/sighash.js';
 import { sighashDigest } from '../crypto/sighash.js';
 import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
 import { txidOf } from '../crypto/txid.js';
-import { verifySpend } from '../crypto/verify-spend.js';
 import { networkFee } from './network-fee.js';
 import { concatBytes, pushData, readChunks } from './script-chunks.js';
 import { buildP2pkhScript } from './token-script.js';
 import type { ValidTransfer } from './validate-transfer.js';
+import { verifySpend } from './verify-spend.js';
 
 export interface FundingOutput {
   readonly txid: string;

@@ -11,8 +11,8 @@
 //   is the first sender (undefined when there is none) with what the address received;
 // - nextScore is the score of the last entry before slicing to `limit`, else fromScore or 0.
 // Amounts are exact bigint; the client sums JS numbers from parseInt, equal within 2^53.
-// Where the client would throw on a record, so does this (AppError INVALID_TX). Pure.
-import { AppError } from '../errors/registry.js';
+// Where the client would throw on a record, so does this (DomainError INVALID_TX). Pure.
+
 import {
   type ClientChunk,
   type ClientTokenConfig,
@@ -23,6 +23,7 @@ import {
   jsonField,
 } from './client-script-reading.js';
 import { readClientTransaction } from './client-transaction.js';
+import { DomainError } from './domain-error.js';
 
 /** A POST /v1/sync record, as far as history reads it. */
 export interface HistorySyncRecord {
@@ -177,9 +178,9 @@ export function historyEntry(
   try {
     return tallyEntry(record, address, config, scripts, type, status);
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof DomainError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
-    throw new AppError(
+    throw new DomainError(
       'INVALID_TX',
       `the reference client cannot read transaction ${record.txid}: ${reason}`,
     );

@@ -5,7 +5,7 @@
 // no input source is known. Only `environment` is the service's own. Amounts are exact bigint
 // (the client's per-entry amounts are JS numbers from parseInt: equal within 2^53); an amount
 // the client reads as NaN is null here (JSON null, as JSON.stringify(NaN)). Pure.
-import { AppError } from '../errors/registry.js';
+
 import {
   CLIENT_BUILTIN_MINT_ADDRESSES,
   type ClientChunk,
@@ -20,6 +20,7 @@ import {
   truthy,
 } from './client-script-reading.js';
 import { type ClientTransaction, readClientTransaction } from './client-transaction.js';
+import { DomainError } from './domain-error.js';
 import type {
   AddressAmount,
   Environment,
@@ -49,7 +50,7 @@ const UNKNOWN_INPUT: ProcessedEntry = { address: undefined, amount: 0n, satoshis
 
 /**
  * Parses a raw transaction as the client does.
- * @throws AppError INVALID_TX when the bytes are not a transaction, or where the client itself
+ * @throws DomainError INVALID_TX when the bytes are not a transaction, or where the client itself
  *   would fail on this transaction (it throws, e.g. on an inscription `amt` BigInt cannot read).
  */
 export function parseTransaction(
@@ -63,9 +64,9 @@ export function parseTransaction(
   try {
     return parseClientTransaction(tx, sourceOutputs, config, environment, options.includeRaw === true);
   } catch (err) {
-    if (err instanceof AppError) throw err;
+    if (err instanceof DomainError) throw err;
     const reason = err instanceof Error ? err.message : String(err);
-    throw new AppError('INVALID_TX', `the reference client cannot parse this transaction: ${reason}`);
+    throw new DomainError('INVALID_TX', `the reference client cannot parse this transaction: ${reason}`);
   }
 }
 

@@ -1,9 +1,9 @@
 // A transfer refused by a rule: a value, not an exception, with the registry code that names the rule.
-import type { ErrorCode } from '../errors/registry.js';
+import type { DomainErrorCode } from './domain-error.js';
 
 export interface Refusal {
   readonly ok: false;
-  readonly code: ErrorCode;
+  readonly code: DomainErrorCode;
   readonly detail: string;
 }
 

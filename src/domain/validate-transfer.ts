@@ -1,12 +1,13 @@
 // Rules 2, 3, 5 and 6 of a submitted transfer (token-rules.md), given the token outputs the
 // index holds for its inputs. Rule 7 (not already spent on the ledger) is the index's own
 // state here, and the ledger's refusal at broadcast. Pure but for signature checks (crypto).
-import { checkOwnerSignature } from '../crypto/owner-signature.js';
+
 import { lockingScriptOf } from '../crypto/script-objects.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
 import { pubKeyHashOf } from './address.js';
 import type { Bsv21Op } from './bsv21.js';
 import { type FeeTier, feeTierFor } from './fee-tiers.js';
+import { checkOwnerSignature } from './owner-signature.js';
 import type { ParsedTransfer } from './parse-transfer.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';

@@ -15,8 +15,8 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import type { Config } from '../config.js';
-import { AppError } from '../errors/registry.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
+import { AppError } from './app-error.js';
 import { type ApiKeyVerifier, installAuth, installAuthFailures } from './auth.js';
 import { installCors } from './cors.js';
 import { installDefaultJsonContentType } from './default-content-type.js';

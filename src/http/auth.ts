@@ -2,7 +2,7 @@
 // The key comes from the `auth_token` query parameter or `Authorization: Bearer <key>`.
 // Every route declares the scope it needs in its config: `{ config: { scope: 'read' } }`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/registry.js';
+import { AppError } from './app-error.js';
 
 export type Scope = 'read' | 'submit' | 'admin';
 /** What a route needs: a scope, or `public` (no key is looked at: health, docs). */

@@ -1,10 +1,13 @@
-// Maps anything thrown during a request to a problem (problem.ts): AppError to its code,
-// Fastify's own errors (validation, JSON parsing, body size, media type) to registry codes,
-// everything else to a generic 500 that is logged with the request ID and never leaks.
+// Maps anything thrown during a request to a problem (problem.ts): AppError and the rules'
+// DomainError to their code (the status is the code's: error-statuses.ts), Fastify's own errors
+// (validation, JSON parsing, body size, media type) to registry codes, everything else to a
+// generic 500 that is logged with the request ID and never leaks.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../errors/registry.js';
+import { DomainError } from '../domain/domain-error.js';
 import { LedgerUnavailableError } from '../ledger/port.js';
 import { isDatabaseUnavailable } from '../store/sql-error.js';
+import { AppError } from './app-error.js';
+import type { ErrorCode } from './error-statuses.js';
 import { type Problem, problemOf, sendProblemBody } from './problem.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import { describeIssue, validationIssues } from './validation.js';
@@ -72,6 +75,7 @@ export function mapError(error: unknown, requestId: string, bodyLimit?: number):
     // 503s (funding exhausted, ledger unavailable, not ready) are conditions, not bugs.
     return { problem: problemOf(error.code, error.message, error.extra), internal: error.status === 500 };
   }
+  if (error instanceof DomainError) return { problem: problemOf(error.code, error.message), internal: false };
   if (typeof error !== 'object' || error === null) return internal(requestId);
   if (error instanceof LedgerUnavailableError) {
     return {

@@ -7,7 +7,6 @@
 //
 // Wiring: spread `idempotencyHooks(db)` into a route's options (`preHandler`, `onSend`).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/registry.js';
 import type { Queryable } from '../store/db.js';
 import {
   ANONYMOUS_API_KEY_ID,
@@ -17,6 +16,7 @@ import {
   remember,
   requestHashOf,
 } from '../store/idempotency-store.js';
+import { AppError } from './app-error.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';

@@ -6,8 +6,8 @@
 // (docs-ui.ts).
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { ERRORS, type ErrorCode } from '../errors/registry.js';
 import type { RouteScope } from './auth.js';
+import { ERRORS, type ErrorCode } from './error-statuses.js';
 import { IDEMPOTENCY_KEY_HEADER } from './idempotency.js';
 import { fallbackOperationId, fallbackTag, OPERATIONS, TAGS } from './operations.js';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';

@@ -2,7 +2,7 @@
 // tag (the reference's chapters, in the order of TAGS) and the error codes it can answer
 // beyond the frame's own (401/403/429/503, body and query checks: openapi.ts adds those).
 // A route missing here still gets an operationId made from its method and path.
-import type { ErrorCode } from '../errors/registry.js';
+import type { ErrorCode } from './error-statuses.js';
 
 export const TAGS = [
   { name: 'config', description: 'The token: IDs, addresses, decimals and fee tiers. Read it first.' },

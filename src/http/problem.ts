@@ -1,7 +1,7 @@
 // RFC 9457 problem details: the one shape of every error body the service sends.
 // `message` repeats `detail` (the Go client reads `message`); `code` is a key of ERRORS.
 import type { FastifyReply } from 'fastify';
-import { ERRORS, type ErrorCode } from '../errors/registry.js';
+import { ERRORS, type ErrorCode } from './error-statuses.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 

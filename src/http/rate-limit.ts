@@ -9,7 +9,7 @@
 // through (logged): limits protect the service, they must not take it down.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
-import { AppError } from '../errors/registry.js';
+import { AppError } from './app-error.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { RateLimitAlgorithm, RateLimitDecision } from './rate-limit-window.js';
 

@@ -1,8 +1,16 @@
 // The service's logger: JSON records, one per line, on stdout (for jq, a log shipper, journald);
 // on a terminal the same records printed for a person by pino-pretty. Nothing else is written
 // to stdout by `tokenproxy start`, so `tokenproxy start | jq` always parses.
-import pino, { type DestinationStream, type Logger } from 'pino';
+// `Logger` is the port use cases and callbacks write to (pino's logger is one).
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
+
+/** What use cases and callbacks log through: a record object, then a message. */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
 export interface LoggerOptions {
   readonly level: string;
@@ -12,7 +20,7 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
 }
 
-export function createLogger(options: LoggerOptions): Logger {
+export function createLogger(options: LoggerOptions): PinoLogger {
   if (!options.pretty) return pino({ level: options.level }, options.destination ?? pino.destination(1));
   return pino(
     { level: options.level },

@@ -4,15 +4,10 @@ import type { CosignKeys } from '../domain/complete-transfer.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import type { BroadcastQueue } from './broadcast-queue.js';
 import type { SubmissionPipeline } from './submission-pipeline.js';
-
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface TrackerSettings {
   /** How often a ticket the network holds is looked at again (the guarantee behind ledger callbacks). */

@@ -7,6 +7,7 @@
 // when demand moves). A transfer that needs more than any leased output leases one of its size
 // at once. On close, every lease goes back.
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import {
   leaseFundingOutputs,
@@ -15,7 +16,6 @@ import {
   renewFundingLeases,
 } from '../store/funding-leases.js';
 import type { FundingOutputRow } from '../store/submission-writes.js';
-import type { Logger } from './context.js';
 
 export interface FundingLeaseSettings {
   /** How long a lease lasts unless renewed. */

@@ -6,10 +6,11 @@ import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
 import { publicKeyOf } from '../crypto/secp256k1.js';
-import { signP2pkhInputs } from '../crypto/sign-p2pkh.js';
 import { networkFee } from '../domain/network-fee.js';
+import { signP2pkhInputs } from '../domain/sign-p2pkh.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Ledger } from '../ledger/port.js';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import { addPoolOutputs, availableFundingCount } from '../store/funding-pool.js';
 import {
@@ -18,7 +19,6 @@ import {
   type ReserveOutput,
   settleReserveOutputs,
 } from '../store/funding-reserve.js';
-import type { Logger } from './context.js';
 
 export interface Denomination {
   readonly satoshis: bigint;

@@ -1,8 +1,8 @@
 // Issuing tokens: a transfer out of the mint address (the treasury), signed with the mint key
 // the operator holds, through the same pipeline as every wallet's transfer.
 import { pubKeyHashOf } from '../domain/address.js';
+import { DomainError } from '../domain/domain-error.js';
 import { frozenRecipientRefusal } from '../domain/freeze.js';
-import { AppError } from '../errors/registry.js';
 import { frozenAmong } from '../store/freeze-store.js';
 import type { ServiceContext } from './context.js';
 import { type HeldTransferResult, sendFromHeldAddress } from './send-from-held-address.js';
@@ -19,10 +19,11 @@ export async function mintTokens(
   mintKey: Uint8Array,
   req: MintRequest,
 ): Promise<MintResult> {
-  if (pubKeyHashOf(req.to) === null) throw new AppError('INVALID_ADDRESS', `not a P2PKH address: ${req.to}`);
+  if (pubKeyHashOf(req.to) === null)
+    throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${req.to}`);
   // An issuer puts no new tokens into a frozen address.
   const frozen = frozenRecipientRefusal(req.to, await frozenAmong(ctx.db, [req.to]));
-  if (frozen !== null) throw new AppError(frozen.code, frozen.detail);
+  if (frozen !== null) throw new DomainError(frozen.code, frozen.detail);
   return sendFromHeldAddress(ctx, {
     from: ctx.token.mintAddress,
     key: mintKey,

@@ -9,10 +9,10 @@ import { hash160 } from '../crypto/hash.js';
 import { publicKeyOf } from '../crypto/secp256k1.js';
 import { bytesEqual, readChunks } from '../domain/script-chunks.js';
 import { buildP2pkhScript } from '../domain/token-script.js';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import { recordedFundingOutpoints } from '../store/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../store/funding-reserve.js';
-import type { Logger } from './context.js';
 
 /** What the devnet offers for this: its unspent outputs and raw transactions. */
 export interface OutputLister {

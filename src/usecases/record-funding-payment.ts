@@ -7,9 +7,9 @@
 // pool output) is not recorded again.
 import { Transaction, Utils } from '@bsv/sdk';
 import { txidOf } from '../crypto/txid.js';
+import { DomainError } from '../domain/domain-error.js';
 import { bytesEqual } from '../domain/script-chunks.js';
 import { checkTxShape } from '../domain/tx-shape.js';
-import { AppError } from '../errors/registry.js';
 import { type Ledger, LedgerUnavailableError } from '../ledger/port.js';
 import type { Db } from '../store/db.js';
 import { poolVoutsOf } from '../store/funding-pool.js';
@@ -34,14 +34,14 @@ export interface FundingPaymentResult {
 /** Outputs of `raw` locked to `script` (the transaction parsed whole, trailing bytes refused). */
 export function outputsPaying(raw: Uint8Array, script: Uint8Array): { vout: number; satoshis: bigint }[] {
   const shape = checkTxShape(raw);
-  if (!shape.ok) throw new AppError('INVALID_TX', `transaction does not parse: ${shape.reason}`);
+  if (!shape.ok) throw new DomainError('INVALID_TX', `transaction does not parse: ${shape.reason}`);
   let tx: Transaction;
   try {
     const reader = new Utils.ReaderUint8Array(raw);
     tx = Transaction.fromReader(reader);
     if (reader.pos !== raw.length) throw new Error('trailing bytes after the transaction');
   } catch (err) {
-    throw new AppError(
+    throw new DomainError(
       'INVALID_TX',
       `transaction does not parse: ${err instanceof Error ? err.message : String(err)}`,
     );
@@ -58,19 +58,19 @@ async function rawOf(ledger: Ledger, txid: string, given: Uint8Array | undefined
     const known = await ledger.rawTransaction(txid);
     if (known !== null) return known;
     if (given === undefined) {
-      throw new AppError('TX_NOT_FOUND', `the ledger does not know transaction ${txid}`);
+      throw new DomainError('TX_NOT_FOUND', `the ledger does not know transaction ${txid}`);
     }
-    if (txidOf(given) !== txid) throw new AppError('INVALID_TX', `rawtx is not transaction ${txid}`);
+    if (txidOf(given) !== txid) throw new DomainError('INVALID_TX', `rawtx is not transaction ${txid}`);
     const status = await ledger.status(txid);
     if (status.kind !== 'mempool' && status.kind !== 'mined') {
-      throw new AppError(
+      throw new DomainError(
         'TX_NOT_FOUND',
         `the ledger does not hold transaction ${txid} (${status.kind}): broadcast it first`,
       );
     }
     return given;
   } catch (err) {
-    if (err instanceof LedgerUnavailableError) throw new AppError('LEDGER_UNAVAILABLE', err.message);
+    if (err instanceof LedgerUnavailableError) throw new DomainError('LEDGER_UNAVAILABLE', err.message);
     throw err;
   }
 }
@@ -85,7 +85,7 @@ export async function recordFundingPayment(
     .filter((o) => o.satoshis > 0n)
     .map((o) => ({ txid, ...o }));
   if (paying.length === 0) {
-    throw new AppError('NO_FUNDING_OUTPUT', `transaction ${txid} pays nothing to the funding address`);
+    throw new DomainError('NO_FUNDING_OUTPUT', `transaction ${txid} pays nothing to the funding address`);
   }
   const recorded = await deps.db.transaction(async (q) => {
     // The pool's own outputs (a split's) are never reserve.

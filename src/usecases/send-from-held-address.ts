@@ -3,10 +3,10 @@
 // signs (ALL|ANYONECANPAY|FORKID), then the same pipeline as every wallet's transfer.
 import { Transaction } from '@bsv/sdk';
 import { lockingScriptOf } from '../crypto/script-objects.js';
-import { signOwnerInputs } from '../crypto/sign-owner.js';
 import { pubKeyHashOf } from '../domain/address.js';
+import { DomainError } from '../domain/domain-error.js';
+import { signOwnerInputs } from '../domain/sign-owner.js';
 import { buildTokenScript } from '../domain/token-script.js';
-import { AppError } from '../errors/registry.js';
 import { type UnspentOutput, unspentOutputs } from '../store/wallet-queries.js';
 import type { ServiceContext } from './context.js';
 import { submitTransfer } from './submit-transfer.js';
@@ -36,7 +36,7 @@ export async function sendFromHeldAddress(
   const { token } = ctx;
   const amount = req.outputs.reduce((sum, o) => sum + o.amount, 0n);
   if (req.outputs.some((o) => o.amount <= 0n))
-    throw new AppError('INVALID_AMOUNT', 'the amount must be positive');
+    throw new DomainError('INVALID_AMOUNT', 'the amount must be positive');
   const chosen = await pickOutputs(ctx, req.from, amount);
   const total = chosen.reduce((sum, o) => sum + o.amount, 0n);
 
@@ -45,7 +45,7 @@ export async function sendFromHeldAddress(
     tx.addInput({ sourceTXID: o.txid, sourceOutputIndex: o.vout, sequence: 0xffffffff });
   const output = (op: 'transfer' | 'burn', address: string, amt: bigint) => {
     const ownerPkh = pubKeyHashOf(address);
-    if (ownerPkh === null) throw new AppError('INVALID_ADDRESS', `not a P2PKH address: ${address}`);
+    if (ownerPkh === null) throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${address}`);
     const script = buildTokenScript({
       inscription: { op, id: token.tokenId, amt },
       ownerPkh,
@@ -67,7 +67,7 @@ export async function sendFromHeldAddress(
     apiKeyId: null,
   });
   const outcome = await submitted.broadcast;
-  if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
+  if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
   return { ticketId: submitted.ticketId, txid: submitted.txid };
 }
 
@@ -78,7 +78,7 @@ async function pickOutputs(ctx: ServiceContext, address: string, amount: bigint)
   for (let page = 1; total < amount; page++) {
     const outputs = await unspentOutputs(ctx.db, { addresses: [address], page, size: 100, order: 'asc' });
     if (outputs.length === 0)
-      throw new AppError('INVALID_AMOUNT', `${address} holds ${total}, less than ${amount}`);
+      throw new DomainError('INVALID_AMOUNT', `${address} holds ${total}, less than ${amount}`);
     for (const o of outputs) {
       if (total >= amount) break;
       chosen.push(o);

@@ -4,12 +4,12 @@
 // committer that writes the submissions gathered meanwhile in one database transaction, and the
 // funding outputs leased to this process. Built once per process by compose.ts.
 import { createBatcher } from '../process/batcher.js';
+import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import { isRetryableConflict } from '../store/sql-error.js';
 import { submissionLookups } from '../store/submission-lookups.js';
 import { type Submission, type SubmissionVerdict, writeSubmissions } from '../store/submission-writes.js';
 import type { StoredTokenOutput } from '../store/wallet-queries.js';
-import type { Logger } from './context.js';
 import {
   createFundingLeasePool,
   type FundingLeasePool,

@@ -5,12 +5,12 @@
 // ticket is answered only once its batch has committed; broadcasting then starts here, not in
 // the route, and its outcome is handed back for the callers that wait for it (v1, mint, burn).
 import { completeTransfer } from '../domain/complete-transfer.js';
+import { DomainError } from '../domain/domain-error.js';
 import { frozenInputRefusal } from '../domain/freeze.js';
 import { requiredFunding } from '../domain/network-fee.js';
 import { parseTransfer } from '../domain/parse-transfer.js';
 import { isRefusal } from '../domain/transfer-refusal.js';
 import { validateTransfer } from '../domain/validate-transfer.js';
-import { AppError } from '../errors/registry.js';
 import type { Submission } from '../store/submission-writes.js';
 import { ticketById } from '../store/ticket-queries.js';
 import { type BroadcastOutcome, broadcastTicket } from './broadcast-ticket.js';
@@ -45,19 +45,19 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
   const pipeline = ctx.submissions;
   if (pipeline === undefined) throw new Error('this process has no submission pipeline');
   const parsed = parseTransfer(req.raw, ctx.token);
-  if (isRefusal(parsed)) throw new AppError(parsed.code, parsed.detail);
+  if (isRefusal(parsed)) throw new DomainError(parsed.code, parsed.detail);
   const { earlierTicketId, known, frozen } = await pipeline.lookUp({
     submittedTxid: parsed.txid,
     outpoints: parsed.outpoints,
   });
   if (earlierTicketId !== null) return answerAgain(ctx, earlierTicketId);
   const valid = validateTransfer(parsed, known, ctx.token);
-  if (!valid.ok) throw new AppError(valid.code, valid.detail);
+  if (!valid.ok) throw new DomainError(valid.code, valid.detail);
   const frozenRefusal = frozenInputRefusal(
     valid.inputs.map((o) => o.owner),
     frozen,
   );
-  if (frozenRefusal !== null) throw new AppError(frozenRefusal.code, frozenRefusal.detail);
+  if (frozenRefusal !== null) throw new DomainError(frozenRefusal.code, frozenRefusal.detail);
 
   const rate = await ctx.feeRate();
   const inputSatoshis = valid.inputs.reduce((sum, o) => sum + o.satoshis, 0n);
@@ -66,7 +66,10 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
   for (let attempt = 1; attempt <= FUNDING_ATTEMPTS; attempt++) {
     const funding = await pipeline.funding.take(need);
     if (funding === null) {
-      throw new AppError('FUNDING_EXHAUSTED', `no funding output of at least ${need} satoshis is available`);
+      throw new DomainError(
+        'FUNDING_EXHAUSTED',
+        `no funding output of at least ${need} satoshis is available`,
+      );
     }
     let done: ReturnType<typeof completeTransfer>;
     try {
@@ -132,7 +135,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         return answerAgain(ctx, verdict.ticketId);
       case 'conflict':
         pipeline.funding.giveBack(funding);
-        throw new AppError(verdict.code, verdict.detail);
+        throw new DomainError(verdict.code, verdict.detail);
       case 'funding-lost':
         ctx.log.warn(
           { funding: `${funding.txid}_${funding.vout}` },
@@ -140,7 +143,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         );
     }
   }
-  throw new AppError('FUNDING_EXHAUSTED', 'no funding output could be reserved for this transfer');
+  throw new DomainError('FUNDING_EXHAUSTED', 'no funding output could be reserved for this transfer');
 }
 
 /** The same transaction again: its ticket, broadcast again while it is still broadcasting. */

@@ -12,7 +12,7 @@ import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../../src/crypto/hash.js';
 import { lockingScriptOf } from '../../src/crypto/script-objects.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
-import { signP2pkhInputs } from '../../src/crypto/sign-p2pkh.js';
+import { signP2pkhInputs } from '../../src/domain/sign-p2pkh.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import type { Devnet } from '../../src/ledger/devnet/devnet.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { COMMAND_SUMMARIES } from '../../src/cli/help.js';
+import { COMMANDS } from '../../src/cli/main.js';
 import { CONFIG_KEYS, flagNameOf } from '../../src/config-schema.js';
-import { COMMANDS } from '../../src/main.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;

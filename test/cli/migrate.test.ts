@@ -13,7 +13,8 @@ import { loadMigrations } from '../../src/store/migrate.js';
 import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
 const VERSIONS = loadMigrations().map((m) => m.version);
 
 interface Run {

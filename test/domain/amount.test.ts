@@ -11,10 +11,10 @@ import {
   precised,
   toJsonNumber,
 } from '../../src/domain/amount.js';
-import { AppError } from '../../src/errors/registry.js';
+import { DomainError } from '../../src/domain/domain-error.js';
 
 const isInvalidAmount = (error: unknown): boolean =>
-  error instanceof AppError && error.code === 'INVALID_AMOUNT';
+  error instanceof DomainError && error.code === 'INVALID_AMOUNT';
 
 describe('constants', () => {
   it('has 5 decimals and 100,000 atomic units per token', () => {

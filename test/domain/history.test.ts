@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PrivateKey } from '@bsv/sdk';
+import { DomainError } from '../../src/domain/domain-error.js';
 import { type HistoryQuery, historyFor } from '../../src/domain/history.js';
 import { fromHex } from '../../src/domain/script-chunks.js';
-import { AppError } from '../../src/errors/registry.js';
 import { checkHistories, checkHistory, historyConfigOf, realVectors } from '../support/client-agreement.js';
 import {
   buildTx,
@@ -238,6 +238,6 @@ describe('history agrees with the reference client', () => {
     await withClient(api, async (client) => {
       await assert.rejects(client.recentTxHistory(a.address));
     });
-    assert.throws(() => historyFor(a.address, api.records, historyConfigOf(api)), AppError);
+    assert.throws(() => historyFor(a.address, api.records, historyConfigOf(api)), DomainError);
   });
 });

@@ -1,10 +1,10 @@
 // The parse rules spelled out by hand, each also asked of the reference client where it matters.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DomainError } from '../../src/domain/domain-error.js';
 import { sourceTxidsOf } from '../../src/domain/parse-source-outputs.js';
 import { parseTransaction } from '../../src/domain/parse-tx.js';
 import { concatBytes, toHex } from '../../src/domain/script-chunks.js';
-import { AppError } from '../../src/errors/registry.js';
 import { checkParse, parseConfigOf, parseOurs } from '../support/client-agreement.js';
 import {
   buildTx,
@@ -82,7 +82,7 @@ describe('parse rules', () => {
 
   it('reports amounts parseInt cannot read as null, and fails where the client`s BigInt throws', async () => {
     const unreadable = spend([out(bob, 'abc')]);
-    assert.throws(() => parseOurs(api, unreadable), AppError);
+    assert.throws(() => parseOurs(api, unreadable), DomainError);
     const hex = spend([out(bob, '0x10'), out(fee, ' 7')]);
     const parsed = parseOurs(api, hex);
     assert.deepEqual(
@@ -130,7 +130,7 @@ describe('parse rules', () => {
     for (const bad of [raw.slice(0, -1), concatBytes([raw, Uint8Array.of(0)]), Uint8Array.of(1, 0, 0)]) {
       assert.throws(
         () => parseTransaction(bad, new Map(), parseConfigOf(api), 'sandbox'),
-        (err: unknown) => err instanceof AppError && err.code === 'INVALID_TX',
+        (err: unknown) => err instanceof DomainError && err.code === 'INVALID_TX',
       );
     }
     assert.deepEqual(sourceTxidsOf(raw), [sourceTxid]);
@@ -138,7 +138,7 @@ describe('parse rules', () => {
 
   it('fails, as the client does, on an input naming an output its known source does not have', async () => {
     const raw = buildTx([{ txid: sourceTxid, vout: 5 }], [out(bob, '1000')]);
-    assert.throws(() => api.sourceOutputs(raw), AppError);
+    assert.throws(() => api.sourceOutputs(raw), DomainError);
     await withClient(api, async (client) => {
       await assert.rejects(client.parseTxFromRawTx(toHex(raw)));
     });

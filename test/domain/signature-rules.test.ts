@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
-import { checkSig } from '../../src/crypto/verify-spend.js';
 import { readChunks } from '../../src/domain/script-chunks.js';
+import { checkSig } from '../../src/domain/verify-spend.js';
 import { buildTransfer, tokenOutput } from '../support/build-transfer.js';
 import { lockingFrom, party, TokenWorld } from '../support/token-world.js';
 

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
-import { verifySpend } from '../../src/crypto/verify-spend.js';
 import { completeTransfer } from '../../src/domain/complete-transfer.js';
 import { requiredFunding } from '../../src/domain/network-fee.js';
 import { parseTransfer } from '../../src/domain/parse-transfer.js';
 import { isRefusal } from '../../src/domain/transfer-refusal.js';
 import { validateTransfer } from '../../src/domain/validate-transfer.js';
+import { verifySpend } from '../../src/domain/verify-spend.js';
 import { buildTransfer, tokenOutput } from '../support/build-transfer.js';
 import { interpreterAccepts } from '../support/interpreter.js';
 import { lockingFrom, party, TokenWorld } from '../support/token-world.js';

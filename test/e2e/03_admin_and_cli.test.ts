@@ -18,7 +18,8 @@ import { party } from '../support/token-world.js';
 import { eventually, startTestService, type TestService } from './support.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
 
 interface Answer {
   readonly status: number;

@@ -9,7 +9,8 @@ import { addressesOf } from '../../src/keys/operator-keys.js';
 import { startTestService, type TestService } from './support.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
 
 interface CliRun {
   readonly code: number;

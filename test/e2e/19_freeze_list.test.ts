@@ -13,7 +13,8 @@ import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually, startTestService, type TestService } from './support.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY = "import { main } from './src/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
 
 function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
-import { ERRORS } from '../../src/errors/registry.js';
+import { ERRORS } from '../../src/http/error-statuses.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';

@@ -1,9 +1,9 @@
 // docs/errors.md keeps one row per registry code; this test fails when the table and
-// ERRORS differ in codes, statuses or titles.
+// ERRORS (src/http/error-statuses.ts) differ in codes, statuses or titles.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ERRORS } from '../../src/errors/registry.js';
+import { ERRORS } from '../../src/http/error-statuses.js';
 
 interface Row {
   readonly code: string;

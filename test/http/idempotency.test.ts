@@ -2,7 +2,7 @@
 // tested end to end in test/e2e/04_errors.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../src/errors/registry.js';
+import { AppError } from '../../src/http/app-error.js';
 import { idempotencyKeyOf, keepsAnswer } from '../../src/http/idempotency.js';
 
 describe('idempotencyKeyOf', () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
-import { AppError, ERRORS } from '../../src/errors/registry.js';
+import { DomainError } from '../../src/domain/domain-error.js';
+import { AppError } from '../../src/http/app-error.js';
 import { mapError } from '../../src/http/error-handler.js';
+import { ERRORS } from '../../src/http/error-statuses.js';
 import { PROBLEM_CONTENT_TYPE, problemOf, problemTypeOf, sendProblem } from '../../src/http/problem.js';
 import { problemResponses } from '../../src/http/schemas/common.js';
 import { LedgerUnavailableError } from '../../src/ledger/port.js';
@@ -229,6 +231,21 @@ describe('problem mapping (pure)', () => {
       const { problem } = mapError(new AppError(code as keyof typeof ERRORS, 'd'), 'r');
       assert.equal(problem.status, spec.status, code);
       assert.equal(problem.title, spec.title, code);
+    }
+  });
+
+  it("maps a rule's DomainError (a code, no status) to its code's status and title, never internal", () => {
+    for (const [code, status] of [
+      ['FEE_TOO_LOW', 400],
+      ['ADDRESS_FROZEN', 403],
+      ['NO_FUNDING_OUTPUT', 422],
+      ['FUNDING_EXHAUSTED', 503],
+    ] as const) {
+      const mapped = mapError(new DomainError(code, 'the rule says no'), 'r');
+      assert.equal(mapped.problem.status, status, code);
+      assert.equal(mapped.problem.title, ERRORS[code].title, code);
+      assert.equal(mapped.problem.detail, 'the rule says no');
+      assert.equal(mapped.internal, false);
     }
   });
 

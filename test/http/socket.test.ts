@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AppError } from '../../src/errors/registry.js';
+import { AppError } from '../../src/http/app-error.js';
 import { KEYS, type TestApp, testApp } from './support.js';
 
 describe('the frame over a real socket', () => {

@@ -30,7 +30,7 @@ describe('the npm package', () => {
     const bin = readFileSync(`${ROOT}bin/tokenproxy.js`, 'utf8');
     const imported = [...bin.matchAll(/import\(?\s*['"]\.\.\/(dist\/[^'"]+)['"]/g)].map((m) => m[1]!);
     assert.ok(imported.length > 0, 'bin/tokenproxy.js imports a module of dist/');
-    for (const path of ['bin/tokenproxy.js', 'package.json', 'README.md', 'dist/main.js', ...imported])
+    for (const path of ['bin/tokenproxy.js', 'package.json', 'README.md', 'dist/cli/main.js', ...imported])
       assert.ok(files.has(path), `${path} is packed`);
     for (const m of loadMigrations())
       assert.ok(files.has(`src/store/migrations/${m.version}.sql`), `migration ${m.version} is packed`);

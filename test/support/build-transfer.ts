@@ -1,8 +1,8 @@
 // Builds owner-signed transfers by hand (not through the client), so a test can break
 // exactly one rule: any outputs, any sighash type, any signer.
 import { Transaction, UnlockingScript } from '@bsv/sdk';
-import { signOwnerInputs } from '../../src/crypto/sign-owner.js';
 import { SIGHASH_OWNER } from '../../src/crypto/signature-encoding.js';
+import { signOwnerInputs } from '../../src/domain/sign-owner.js';
 import { buildTokenScript } from '../../src/domain/token-script.js';
 import type { KnownTokenOutput } from '../../src/domain/validate-transfer.js';
 import { lockingFrom, type Party } from './token-world.js';

@@ -8,9 +8,9 @@ import { after, before, it } from 'node:test';
 import { hash160 } from '../../src/crypto/hash.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
+import { DomainError } from '../../src/domain/domain-error.js';
 import { bytesEqual } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
-import { AppError } from '../../src/errors/registry.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { availableFundingCount } from '../../src/store/funding-pool.js';
 import {
@@ -32,7 +32,7 @@ const FEE_RATE = 100n;
 const silent = { info() {}, warn() {}, error() {} };
 
 const code = (expected: string) => (err: unknown) => {
-  assert.ok(err instanceof AppError, String(err));
+  assert.ok(err instanceof DomainError, String(err));
   assert.equal(err.code, expected, err.message);
   return true;
 };

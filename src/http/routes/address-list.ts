@@ -2,7 +2,7 @@
 // (checksum checked), or a 400 that names the first invalid one.
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
-import { AppError } from '../../errors/registry.js';
+import { AppError } from '../app-error.js';
 
 export function addressListSchema(max: number) {
   return Type.Array(Type.String({ maxLength: 128 }), {

@@ -3,25 +3,23 @@
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
-import { AppError } from '../../errors/registry.js';
 import type { ChainTip } from '../../ledger/port.js';
 import {
   API_KEY_SCOPES,
   type ApiKeyInfo,
   ApiKeyInputError,
   type ApiKeyScope,
-  createApiKey,
   listApiKeys,
   MAX_KEY_RATE_LIMIT,
-  revokeApiKey,
-  setApiKeyRateLimit,
 } from '../../store/api-keys-store.js';
 import { frozenHoldings } from '../../store/freeze-store.js';
 import { availableFundingCount } from '../../store/funding-pool.js';
 import { ticketCounts } from '../../store/ticket-queries.js';
 import { redeemedAmount, supply } from '../../store/wallet-queries.js';
+import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/manage-api-keys.js';
 import { mintTokens } from '../../usecases/mint-tokens.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -143,7 +141,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
       async (request, reply) => {
         const { name = 'api key', scopes = DEFAULT_KEY_SCOPES, rateLimit = null } = request.body;
         try {
-          const created = await createApiKey(ctx.db, deps.masterKey, { name, scopes, rateLimit }, ctx.now());
+          const created = await issueApiKey(ctx, deps.masterKey, { name, scopes, rateLimit });
           return reply.code(201).send({
             id: created.id,
             key: created.key,
@@ -186,7 +184,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
       async (request) => {
         const { id } = request.params;
         const { rateLimit } = request.body;
-        if (!(await setApiKeyRateLimit(ctx.db, id, rateLimit)))
+        if (!(await setKeyRateLimit(ctx, id, rateLimit)))
           throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
         deps.forgetApiKeys();
         const key = (await listApiKeys(ctx.db)).find((k) => k.id === id);
@@ -210,18 +208,15 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
       async (request) => {
         const { id } = request.params;
-        // Revoking the key that asks could leave no admin key at all (the console's sign-in,
-        // `admin.key`): another admin key must do it.
-        if (request.principal?.id === id)
+        const revoked = await revokeKey(ctx, id, request.principal?.id);
+        if (revoked.kind === 'in-use')
           throw new AppError(
             'KEY_IN_USE',
             'this request is authorized by the key it revokes: use another admin key',
           );
-        const revokedAt = ctx.now();
-        if (!(await revokeApiKey(ctx.db, id, revokedAt)))
-          throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
+        if (revoked.kind === 'no-key') throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
         deps.forgetApiKeys();
-        return { id, revokedAt: revokedAt.toISOString() };
+        return { id, revokedAt: revoked.revokedAt.toISOString() };
       },
     );
 

@@ -4,7 +4,6 @@
 import { Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import { fundingOutlook, typicalTransferFee } from '../../domain/funding-outlook.js';
-import { AppError } from '../../errors/registry.js';
 import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
 import { deliveryTrend, fundingTrend } from '../../store/console-trends.js';
 import { deliveryStats } from '../../store/delivery-stats.js';
@@ -16,6 +15,7 @@ import { failedTickets, ticketTimeline } from '../../store/ticket-timeline.js';
 import { redeemedAmount, supply } from '../../store/wallet-queries.js';
 import { defaultDenominations } from '../../usecases/funding-pool.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery } from '../schemas/common.js';
 import { amountJson } from './admin-routes.js';
 import {

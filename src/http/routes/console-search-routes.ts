@@ -4,7 +4,6 @@
 import { Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import { parseSearchQuery, type SearchQuery } from '../../domain/search-query.js';
-import { AppError } from '../../errors/registry.js';
 import { deliveriesOfTicket } from '../../store/callback-deliveries.js';
 import {
   type KnownOutput,
@@ -21,6 +20,7 @@ import type { Queryable } from '../../store/db.js';
 import { ticketById } from '../../store/ticket-queries.js';
 import { balances } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { amountJson } from './admin-routes.js';
 import { ConsoleSearch } from './console-schemas.js';

@@ -4,15 +4,12 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../crypto/random-id.js';
-import { AppError } from '../../errors/registry.js';
-import {
-  type DeliveryAttempt,
-  deliveriesOfTicket,
-  redeliverTicket,
-} from '../../store/callback-deliveries.js';
+import { type DeliveryAttempt, deliveriesOfTicket } from '../../store/callback-deliveries.js';
 import { type TicketRecord, ticketById } from '../../store/ticket-queries.js';
 import type { ServiceContext } from '../../usecases/context.js';
+import { redeliver } from '../../usecases/redeliver-ticket.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { principalOf } from '../auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 
@@ -59,7 +56,7 @@ const params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, desc
 const querystring = Type.Object(authTokenQuery);
 
 export function deliveryRoutes(deps: DeliveryRouteDeps) {
-  const { db, now } = deps.ctx;
+  const { db } = deps.ctx;
 
   /** The ticket, if the caller's key submitted it or is an admin key. */
   async function ownTicket(request: FastifyRequest, id: string): Promise<TicketRecord> {
@@ -123,7 +120,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps) {
       },
       async (request, reply) => {
         const ticket = await ownTicket(request, request.params.id);
-        const queued = await redeliverTicket(db, ticket.id, now());
+        const queued = await redeliver(deps.ctx, ticket.id);
         if (queued.kind === 'no-ticket') throw new AppError('NOT_FOUND', 'record not found');
         if (queued.kind === 'no-callback-url') {
           throw new AppError('INVALID_PARAMETER', `ticket ${ticket.id} has no callback_url`);

@@ -5,16 +5,10 @@
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
 import { unfreezableReason } from '../../domain/freeze.js';
-import { AppError } from '../../errors/registry.js';
-import {
-  type Freeze,
-  type FreezeEvent,
-  freezeAddress,
-  freezeEvents,
-  frozenHoldings,
-  unfreezeAddress,
-} from '../../store/freeze-store.js';
+import { type Freeze, type FreezeEvent, freezeEvents, frozenHoldings } from '../../store/freeze-store.js';
+import { freeze, unfreeze } from '../../usecases/change-freeze-list.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { AmountJson, amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
@@ -91,14 +85,14 @@ export function freezeRoutes(deps: RouteDeps) {
       },
       async (request, reply) => {
         const address = checked(request.body.address);
-        const { freeze, changed } = await freezeAddress(ctx.db, {
+        const { freeze: frozen, changed } = await freeze(ctx, {
           address,
           reason: request.body.reason,
           actor: actorOf(request.principal),
           at: ctx.now(),
         });
-        request.log.warn({ address, actor: freeze.frozenBy, changed }, 'address frozen');
-        return reply.code(changed ? 201 : 200).send({ ...freezeJson(freeze), changed });
+        request.log.warn({ address, actor: frozen.frozenBy, changed }, 'address frozen');
+        return reply.code(changed ? 201 : 200).send({ ...freezeJson(frozen), changed });
       },
     );
 
@@ -120,7 +114,7 @@ export function freezeRoutes(deps: RouteDeps) {
         if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
         const actor = actorOf(request.principal);
         const at = ctx.now();
-        const removed = await unfreezeAddress(ctx.db, { address, reason: request.body.reason, actor, at });
+        const removed = await unfreeze(ctx, { address, reason: request.body.reason, actor, at });
         if (removed === null) throw new AppError('NOT_FOUND', `address ${address} is not frozen`);
         request.log.warn({ address, actor }, 'address unfrozen');
         return { address, unfrozenBy: actor, unfrozenAt: at.toISOString(), reason: request.body.reason };

@@ -18,9 +18,9 @@ import {
   historySelection,
   type SyncSelection,
 } from '../../domain/history.js';
-import { AppError } from '../../errors/registry.js';
 import { type SyncRecord, syncForAddresses } from '../../store/feed-queries.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { describeIssue, validationIssues } from '../validation.js';
 import type { RouteDeps } from './route-deps.js';

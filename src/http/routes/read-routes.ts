@@ -2,11 +2,11 @@
 // raw transactions; and one token output by outpoint (the Go client's GetTxo).
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
-import { AppError } from '../../errors/registry.js';
 import { cachedBalanceReader } from '../../store/balance-cache.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
 import { tokenOutputAt, unspentOutputs } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
 import { okList, okRef } from '../schemas/responses.js';
 import { addressListSchema, checkAddresses } from './address-list.js';

@@ -10,10 +10,10 @@ import {
 import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
 import { maySeeCallbackUrl, ticketJson } from '../../domain/ticket.js';
-import { AppError } from '../../errors/registry.js';
 import { ticketById } from '../../store/ticket-queries.js';
 import { submitTransfer } from '../../usecases/submit-transfer.js';
 import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
 import { principalOf } from '../auth.js';
 import { idempotencyHooks } from '../idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';

@@ -1,7 +1,7 @@
 // Schema pieces shared by the routes: the problem body, the auth_token query parameter,
 // ordering and paging parameters, and the response entries for documented errors.
 import { Type } from 'typebox';
-import { ERRORS } from '../../errors/registry.js';
+import { ERRORS } from '../error-statuses.js';
 import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 
 const CODES = Object.keys(ERRORS);

@@ -3,7 +3,7 @@
 // command) and persists in its data folder. Every change is applied in memory, appended to the
 // journal, and acknowledged (answer, subscriber notification) only once the journal is on disk.
 import { join } from 'node:path';
-import { verifySpend } from '../../crypto/verify-spend.js';
+import { verifySpend } from '../../domain/verify-spend.js';
 import {
   type BroadcastResult,
   type ChainTip,

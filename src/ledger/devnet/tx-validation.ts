@@ -1,7 +1,7 @@
 // The devnet's checks of a transaction before its mempool takes it, in ARC's order and with
 // ARC's error numbers (bitcoin-sv/arc internal/validator): 462 inputs, 474 size, 464 outputs,
 // 463 malformed, 466 conflicts, 465 fees (outputs above inputs included, as ARC does), 461 scripts.
-import type { verifySpend } from '../../crypto/verify-spend.js';
+import type { verifySpend } from '../../domain/verify-spend.js';
 import { type CoinLookup, outpoint } from './chain-state.js';
 import type { ParsedTx } from './tx-format.js';
 

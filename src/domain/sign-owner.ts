@@ -2,11 +2,11 @@
 // input, unlocking script `<sig> <pubkey>` (the reference client's signAllInputs). The service
 // uses it for transfers out of the addresses it holds (mint, fee).
 import type { Transaction } from '@bsv/sdk';
-import { concatBytes, pushData } from '../domain/script-chunks.js';
-import { lockingScriptOf, unlockingScriptOf } from './script-objects.js';
-import { publicKeyOf, signDigest } from './secp256k1.js';
-import { sighashDigest } from './sighash.js';
-import { SIGHASH_OWNER } from './signature-encoding.js';
+import { lockingScriptOf, unlockingScriptOf } from '../crypto/script-objects.js';
+import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
+import { sighashDigest } from '../crypto/sighash.js';
+import { SIGHASH_OWNER } from '../crypto/signature-encoding.js';
+import { concatBytes, pushData } from './script-chunks.js';
 
 export interface OwnedSource {
   readonly lockingScript: Uint8Array;

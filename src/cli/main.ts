@@ -1,26 +1,26 @@
-// Process entry: parses argv and dispatches to a CLI command. Nothing else lives here.
+// The command dispatcher: parses argv and hands it to a CLI command. Nothing else lives here.
 // Each command's module is imported when it runs: the admin commands (a few HTTP calls) do
 // not load the service's storage, ledger and HTTP server. A bare `tokenproxy` prints the help
 // (it used to start the service; `npm start` runs `tokenproxy start`).
-import { COMMAND_SUMMARIES, mainUsage } from './cli/help.js';
-import { packageVersion } from './cli/version.js';
+import { COMMAND_SUMMARIES, mainUsage } from './help.js';
+import { packageVersion } from './version.js';
 
 type Command = (argv: readonly string[]) => Promise<number>;
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
-  start: async (argv) => (await import('./cli/start.js')).runStart(argv),
-  devnet: async (argv) => (await import('./cli/devnet.js')).runDevnetCommand([...argv]),
-  keys: async (argv) => (await import('./cli/keys.js')).runKeys(argv),
-  mint: async (argv) => (await import('./cli/mint.js')).runMint(argv),
-  mine: async (argv) => (await import('./cli/mine.js')).runMine(argv),
-  status: async (argv) => (await import('./cli/status.js')).runStatus(argv),
-  burn: async (argv) => (await import('./cli/burn.js')).runBurn(argv),
-  fund: async (argv) => (await import('./cli/fund.js')).runFund(argv),
-  audit: async (argv) => (await import('./cli/audit.js')).runAudit(argv),
-  migrate: async (argv) => (await import('./cli/migrate.js')).runMigrate(argv),
-  freeze: async (argv) => (await import('./cli/freeze.js')).runFreeze(argv),
-  unfreeze: async (argv) => (await import('./cli/freeze.js')).runUnfreeze(argv),
-  freezes: async (argv) => (await import('./cli/freeze.js')).runFreezes(argv),
+  start: async (argv) => (await import('./start.js')).runStart(argv),
+  devnet: async (argv) => (await import('./devnet.js')).runDevnetCommand([...argv]),
+  keys: async (argv) => (await import('./keys.js')).runKeys(argv),
+  mint: async (argv) => (await import('./mint.js')).runMint(argv),
+  mine: async (argv) => (await import('./mine.js')).runMine(argv),
+  status: async (argv) => (await import('./status.js')).runStatus(argv),
+  burn: async (argv) => (await import('./burn.js')).runBurn(argv),
+  fund: async (argv) => (await import('./fund.js')).runFund(argv),
+  audit: async (argv) => (await import('./audit.js')).runAudit(argv),
+  migrate: async (argv) => (await import('./migrate.js')).runMigrate(argv),
+  freeze: async (argv) => (await import('./freeze.js')).runFreeze(argv),
+  unfreeze: async (argv) => (await import('./freeze.js')).runUnfreeze(argv),
+  freezes: async (argv) => (await import('./freeze.js')).runFreezes(argv),
   help: async (argv) => help(argv),
 };
 

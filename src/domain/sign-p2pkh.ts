@@ -1,11 +1,11 @@
 // Signs P2PKH inputs (ALL|FORKID) of a transaction the service builds itself: the token's
 // deploy and the funding pool's splits.
 import type { Transaction } from '@bsv/sdk';
-import { concatBytes, pushData } from '../domain/script-chunks.js';
-import { lockingScriptOf, unlockingScriptOf } from './script-objects.js';
-import { publicKeyOf, signDigest } from './secp256k1.js';
-import { type SignatureHashCache, sighashDigest } from './sighash.js';
-import { SIGHASH_ALL_FORKID } from './signature-encoding.js';
+import { lockingScriptOf, unlockingScriptOf } from '../crypto/script-objects.js';
+import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
+import { type SignatureHashCache, sighashDigest } from '../crypto/sighash.js';
+import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
+import { concatBytes, pushData } from './script-chunks.js';
 import { verifySpend } from './verify-spend.js';
 
 export interface P2pkhSource {

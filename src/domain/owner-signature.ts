@@ -1,10 +1,10 @@
 // Checks a submitted token input's owner signature: the wallet's unlocking script
 // `<owner sig> <owner pubkey>`, signed with sighash ALL|ANYONECANPAY|FORKID (0xc1).
 import type { Transaction } from '@bsv/sdk';
-import { bytesEqual, readChunks } from '../domain/script-chunks.js';
-import { hash160 } from './hash.js';
-import type { SignatureHashCache } from './sighash.js';
-import { SIGHASH_OWNER } from './signature-encoding.js';
+import { hash160 } from '../crypto/hash.js';
+import type { SignatureHashCache } from '../crypto/sighash.js';
+import { SIGHASH_OWNER } from '../crypto/signature-encoding.js';
+import { bytesEqual, readChunks } from './script-chunks.js';
 import { checkSig, type SourceOutput } from './verify-spend.js';
 
 export type OwnerCheck =

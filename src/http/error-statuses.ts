@@ -1,5 +1,7 @@
 // The one registry of error codes: every error the service answers with has a code here,
 // an HTTP status and a title. docs/errors.md is kept in step with this table by a test.
+// The rules' codes (DomainErrorCode) are among them; only http maps a code to a status.
+import type { DomainErrorCode } from '../domain/domain-error.js';
 
 export interface ErrorSpec {
   readonly status: number;
@@ -52,21 +54,6 @@ export const ERRORS = {
   LEDGER_UNAVAILABLE: { status: 503, title: 'Ledger unavailable' },
   NOT_READY: { status: 503, title: 'Service not ready' },
   INTERNAL: { status: 500, title: 'Internal server error' },
-} as const satisfies Record<string, ErrorSpec>;
+} as const satisfies Record<DomainErrorCode, ErrorSpec> & Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
-
-/** An error with a registered code. `detail` is safe to show to the client. */
-export class AppError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly extra: Readonly<Record<string, unknown>> | undefined;
-
-  constructor(code: ErrorCode, detail: string, extra?: Record<string, unknown>) {
-    super(detail);
-    this.name = 'AppError';
-    this.code = code;
-    this.status = ERRORS[code].status;
-    this.extra = extra;
-  }
-}

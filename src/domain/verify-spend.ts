@@ -3,17 +3,17 @@
 // cosign template (with or without the BSV-21 envelope in front); every other script goes
 // through @bsv/sdk's interpreter (Spend). Tests cross-check both paths on every fixture.
 import { type LockingScript, Spend, type Transaction } from '@bsv/sdk';
-import { bytesEqual, type Chunk, readChunks } from '../domain/script-chunks.js';
-import { parseCosignScript, parseP2pkhScript, parseTokenScript } from '../domain/token-script.js';
-import { hash160 } from './hash.js';
-import { verifyDigest } from './secp256k1.js';
-import type { SignatureHashCache } from './sighash.js';
-import { sighashDigest } from './sighash.js';
+import { hash160 } from '../crypto/hash.js';
+import { verifyDigest } from '../crypto/secp256k1.js';
+import type { SignatureHashCache } from '../crypto/sighash.js';
+import { sighashDigest } from '../crypto/sighash.js';
 import {
   isDefinedForkIdHashType,
   isValidPublicKeyEncoding,
   isValidSignatureEncoding,
-} from './signature-encoding.js';
+} from '../crypto/signature-encoding.js';
+import { bytesEqual, type Chunk, readChunks } from './script-chunks.js';
+import { parseCosignScript, parseP2pkhScript, parseTokenScript } from './token-script.js';
 
 export type SpendCheck = { ok: true } | { ok: false; reason: string };
 

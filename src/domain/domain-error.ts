@@ -1,0 +1,44 @@
+// The codes the service's rules answer with, and the error that carries one: a code naming
+// the rule and a detail safe to show the client. Nothing of HTTP here: src/http/error-statuses.ts
+// gives each code its status and title (docs/errors.md lists them).
+
+export type DomainErrorCode =
+  // The transfer rules (token-rules.md)
+  | 'INVALID_TX'
+  | 'NON_FINAL_TX'
+  | 'LIMIT_EXCEEDED'
+  | 'NONSTANDARD_VERSION'
+  | 'TX_TOO_LARGE'
+  | 'UNKNOWN_INPUT'
+  | 'INPUT_SPENT'
+  | 'INPUT_LOCKED'
+  | 'DUPLICATE_INPUT'
+  | 'BAD_OWNER_SIGNATURE'
+  | 'BAD_SIGHASH'
+  | 'FOREIGN_OUTPUT'
+  | 'WRONG_TOKEN'
+  | 'WRONG_APPROVER'
+  | 'INVALID_AMOUNT'
+  | 'TOKEN_NOT_CONSERVED'
+  | 'NO_FEE_TIER'
+  | 'FEE_TOO_LOW'
+  // Addresses: minting, sending, the freeze list
+  | 'INVALID_ADDRESS'
+  | 'ADDRESS_FROZEN'
+  // What the use cases could not do
+  | 'TX_NOT_FOUND'
+  | 'NO_FUNDING_OUTPUT'
+  | 'BROADCAST_REJECTED'
+  | 'FUNDING_EXHAUSTED'
+  | 'LEDGER_UNAVAILABLE';
+
+/** A rule's refusal thrown: its code and a detail safe to show the client. */
+export class DomainError extends Error {
+  readonly code: DomainErrorCode;
+
+  constructor(code: DomainErrorCode, detail: string) {
+    super(detail);
+    this.name = 'DomainError';
+    this.code = code;
+  }
+}
