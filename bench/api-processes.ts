@@ -19,6 +19,7 @@ import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { startChild, stopAllChildren } from './load/processes.js';
 import { prepare } from './load/world.js';
+import { describeTableWrites, tableWrites } from './table-writes.js';
 import { submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
@@ -85,6 +86,7 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       postgres: (_: number, cmd: string) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
       wallets: (pid: number) => pid === process.pid,
     };
+    const writesBefore = await tableWrites(database.url);
     const before = sampleCpu(groups);
     const started = performance.now();
     const run = await submitTransfers({
@@ -96,6 +98,16 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     });
     console.log(`  ${describeCpu(before, sampleCpu(groups), run.ticketIds.length)}`);
     await untilMined(database.url, run.ticketIds);
+    if (process.env.BENCH_DETAIL === '1') {
+      await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
+      console.log('  row writes per transfer, from the submission to MINED:');
+      for (const line of describeTableWrites(
+        writesBefore,
+        await tableWrites(database.url),
+        run.ticketIds.length,
+      ))
+        console.log(`    ${line}`);
+    }
     const mined = performance.now();
     return figuresOf(run, (mined - started) / 1000, ceilingOf(measureCryptoSpeed()));
   } finally {
