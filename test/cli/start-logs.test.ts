@@ -212,5 +212,11 @@ describe('tokenproxy start on a port already taken', () => {
     const rs = records(run.stdout);
     assert.ok(!rs.some((r) => r.step !== undefined), 'no progress step began');
     assert.equal(rs.at(-1)!.level, 60, 'a fatal record says why');
+    const times = rs.map((r) => r.time as number);
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => a - b),
+      'records come out in the order they were made',
+    );
   });
 });
