@@ -4,12 +4,10 @@
 // transaction and reports those it holds after all, in `failedOnLedger`, with ok false.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
 import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
-import { eventually, startTestService, type TestService } from '../e2e/support.js';
-import { party } from '../support/token-world.js';
+import { http } from '../e2e/e2e-http.js';
+import { startTestService, type TestService } from '../e2e/support.js';
+import { acceptedTransfer } from './accepted-transfer.js';
 
 describe('audit: a failed transaction mined anyway', () => {
   let t: TestService;
@@ -17,33 +15,7 @@ describe('audit: a failed transaction mined anyway', () => {
 
   before(async () => {
     t = await startTestService(['--tracker-poll-ms', '60000']);
-    const { parts } = t.service;
-    const holder = party('audit failed mined');
-    const { key } = await createApiKey(parts.db, parts.masterKey, { name: 'w', scopes: ['read', 'submit'] });
-    await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 50_000n });
-    await parts.devnet!.mine(1);
-    const [output] = await eventually(async () => {
-      const found = await utxosOf(t.url, key, holder.address);
-      return found.length === 1 ? found : undefined;
-    }, 'the minted output');
-    const rawtx = transferOf(parts.ctx.token, {
-      from: holder,
-      inputs: [output!],
-      to: party('audit failed mined recipient'),
-      amount: 1_000n,
-      fee: 100n,
-    });
-    const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
-    assert.equal(answer.status, 200, answer.text);
-    const ticket = answer.text;
-    const row = await eventually(async () => {
-      const [r] = await parts.db.query<{ txid: string; status: string }>(
-        'SELECT txid, status FROM tickets WHERE id = $1',
-        [ticket],
-      );
-      return r?.status === 'SUCCESS' ? r : undefined;
-    }, 'the ledger took it');
-    txid = row.txid;
+    ({ txid } = await acceptedTransfer(t, 'audit failed mined'));
   });
 
   after(() => t?.stop());

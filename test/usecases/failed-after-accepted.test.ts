@@ -5,12 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
-import { createApiKey } from '../../src/store/api-keys-store.js';
 import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
-import { eventually, startTestService, type TestService } from '../e2e/support.js';
-import { party } from '../support/token-world.js';
+import { startTestService, type TestService } from '../e2e/support.js';
+import { acceptedTransfer } from './accepted-transfer.js';
 
 describe('a ticket failed after the network accepted it', () => {
   let t: TestService;
@@ -26,25 +23,7 @@ describe('a ticket failed after the network accepted it', () => {
   before(async () => {
     t = await startTestService(['--tracker-poll-ms', '60000']);
     const { parts } = t.service;
-    const holder = party('failed after accepted');
-    const { key } = await createApiKey(parts.db, parts.masterKey, { name: 'w', scopes: ['read', 'submit'] });
-    await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 50_000n });
-    await parts.devnet!.mine(1);
-    const [output] = await eventually(async () => {
-      const found = await utxosOf(t.url, key, holder.address);
-      return found.length === 1 ? found : undefined;
-    }, 'the minted output');
-    const rawtx = transferOf(parts.ctx.token, {
-      from: holder,
-      inputs: [output!],
-      to: party('failed after accepted recipient'),
-      amount: 1_000n,
-      fee: 100n,
-    });
-    const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
-    assert.equal(answer.status, 200, answer.text);
-    ticket = answer.text;
-    await eventually(async () => ((await statusOf()) === 'SUCCESS' ? true : undefined), 'SUCCESS');
+    ({ ticket } = await acceptedTransfer(t, 'failed after accepted'));
     const [row] = await parts.db.query<{ txid: string; raw_tx: Uint8Array }>(
       'SELECT txid, raw_tx FROM tickets WHERE id = $1',
       [ticket],
