@@ -20,6 +20,8 @@ export interface BatcherOptions {
   readonly maxInFlight?: number;
   /** Milliseconds the first item of a batch waits for more when no batch is in flight (default 0). */
   readonly windowMs?: number;
+  /** With no window: what arrives in the same turn of the event loop joins the first item. */
+  readonly sameTurn?: boolean;
 }
 
 interface Waiting<I, O> {
@@ -38,7 +40,7 @@ export function createBatcher<I, O>(
   let queue: Waiting<I, O>[] = [];
   let inFlight = 0;
   let running = 0;
-  let timer: NodeJS.Timeout | null = null;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
   let idle: (() => void)[] = [];
 
   const start = () => {
@@ -54,8 +56,10 @@ export function createBatcher<I, O>(
 
   const schedule = () => {
     if (inFlight >= maxInFlight || timer !== null) return;
-    if (queue.length >= options.maxBatch || inFlight > 0 || windowMs === 0) start();
-    else timer = setTimeout(start, windowMs);
+    if (queue.length >= options.maxBatch || inFlight > 0) start();
+    else if (windowMs > 0) timer = setTimeout(start, windowMs);
+    else if (options.sameTurn === true) timer = setImmediate(start);
+    else start();
   };
 
   const runBatch = async (batch: Waiting<I, O>[]) => {

@@ -74,6 +74,21 @@ describe('natural batching', () => {
     assert.ok(calls >= 3);
   });
 
+  it('with sameTurn, what is added in the same turn goes as one batch (without it, the first goes alone)', async () => {
+    for (const sameTurn of [true, false]) {
+      const batches: number[][] = [];
+      const batcher = createBatcher<number, number>(
+        async (items) => {
+          batches.push([...items]);
+          return items;
+        },
+        { maxBatch: 10, sameTurn },
+      );
+      await Promise.all([1, 2, 3].map((i) => batcher.add(i)));
+      assert.deepEqual(batches, sameTurn ? [[1, 2, 3]] : [[1], [2, 3]]);
+    }
+  });
+
   it('refuses a run that answers the wrong number of results', async () => {
     const batcher = createBatcher<number, number>(async () => [1], { maxBatch: 10 });
     const answers = await Promise.allSettled([batcher.add(1), batcher.add(2), batcher.add(3)]);
