@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import type { Db } from '../src/store/db.js';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures } from './api-transfers.js';
+import { mineUntilMined } from './bench-service.js';
 import { describeCpu, sampleCpu } from './cpu-accounts.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { startDevnetProcess } from './load/devnet-process.js';
@@ -117,23 +119,14 @@ export async function processTransfers(serverUrl: string, count: number): Promis
   }
 }
 
-/** Waits (at most a minute) until every ticket is MINED; the devnet mines every second. */
+/** Waits (at most a minute) until every ticket is MINED; the devnet process mines every second by itself. */
 async function untilMined(url: string, ticketIds: readonly string[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const { rows } = await client.query<{ status: string; n: string }>(
-        'SELECT status, count(*) AS n FROM tickets WHERE id = ANY($1::uuid[]) GROUP BY status',
-        [ticketIds],
-      );
-      const mined = Number(rows.find((r) => r.status === 'MINED')?.n ?? 0);
-      if (mined === ticketIds.length) return;
-      if (performance.now() > deadline)
-        throw new Error(`not all MINED after a minute: ${rows.map((r) => `${r.status} ${r.n}`).join(', ')}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const query = async <T>(sql: string, params?: readonly unknown[]) =>
+      (await client.query(sql, params as unknown[])).rows as T[];
+    await mineUntilMined(query as Db['query'], { mine: async () => undefined }, ticketIds);
   } finally {
     await client.end();
   }
