@@ -4,7 +4,14 @@
 // while it still holds their lease. A lease expires unless its owner renews it: a crashed
 // process's outputs come back to the pool by themselves.
 import type { Queryable } from './db.js';
-import type { FundingOutputRow } from './submission-writes.js';
+
+/** A funding output as leased and spent: where it is, its value and its locking script. */
+export interface FundingOutputRow {
+  readonly txid: string;
+  readonly vout: number;
+  readonly satoshis: bigint;
+  readonly lockingScript: Uint8Array;
+}
 
 interface LeasedRow {
   txid: string;

@@ -9,13 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
+import type { FundingOutputRow } from '../store/funding-leases.js';
 import {
   leaseFundingOutputs,
   releaseFundingLeases,
   releaseSomeFundingLeases,
   renewFundingLeases,
 } from '../store/funding-leases.js';
-import type { FundingOutputRow } from '../store/submission-writes.js';
 
 export interface FundingLeaseSettings {
   /** How long a lease lasts unless renewed. */
