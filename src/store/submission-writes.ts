@@ -15,13 +15,6 @@ import { appendTicketEvents } from './ticket-writes.js';
 
 export type { NewTokenOutput } from './feed-records.js';
 
-export interface FundingOutputRow {
-  readonly txid: string;
-  readonly vout: number;
-  readonly satoshis: bigint;
-  readonly lockingScript: Uint8Array;
-}
-
 export interface Outpoint {
   readonly txid: string;
   readonly vout: number;
@@ -92,10 +85,11 @@ export async function writeSubmissions(
 
   // 4. Losers come back out: their reservations undone, their tickets deleted.
   const inputsLost = live.filter((s) => (reservedCount.get(s.ticketId) ?? 0) !== s.inputs.length);
-  const fundingLost = live.filter((s) => !funded.has(s.ticketId) && !inputsLost.includes(s));
-  const losers = [...inputsLost, ...fundingLost];
-  if (losers.length > 0) {
-    const ids = losers.map((s) => s.ticketId);
+  const lostInputs = new Set(inputsLost);
+  const fundingLost = live.filter((s) => !funded.has(s.ticketId) && !lostInputs.has(s));
+  const losers = new Set([...inputsLost, ...fundingLost]);
+  if (losers.size > 0) {
+    const ids = [...losers].map((s) => s.ticketId);
     await tx.query(
       'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE reserved_by = ANY($1::uuid[])',
       [ids],
@@ -109,7 +103,7 @@ export async function writeSubmissions(
     for (const s of fundingLost) verdicts.set(s.ticketId, { kind: 'funding-lost' });
     for (const [id, verdict] of await inputConflicts(tx, inputsLost)) verdicts.set(id, verdict);
   }
-  const winners = live.filter((s) => !losers.includes(s));
+  const winners = live.filter((s) => !losers.has(s));
   for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
   if (winners.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
 
