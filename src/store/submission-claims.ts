@@ -6,6 +6,12 @@
 // this order, so PostgreSQL runs them in it: the tickets' unique entries first, then the token
 // output rows, then the funding rows, as the three separate statements did before; a deadlock
 // with another writer is retried by the committer.
+//
+// The two updates find their rows by primary key. Their free-row tests are written so that
+// they do not match the partial indexes of free rows (token_outputs_spendable_by_owner,
+// funding_outputs_available): with statistics older than a burst of new outputs, PostgreSQL
+// otherwise read every spendable output into a hash to update a batch's few (measured: 15 ms
+// of an 18 ms statement with 17,505 spendable outputs), and scans grow with the ledger.
 import type { Queryable } from './db.js';
 import { hex } from './feed-records.js';
 import type { Submission } from './submission-writes.js';
@@ -48,12 +54,12 @@ export async function claimSubmissions(
        UPDATE token_outputs o SET reserved_by = w.ticket, spent_by = w.spender
          FROM wanted w, locked l
         WHERE o.txid = w.txid AND o.vout = w.vout AND l.txid = w.txid AND l.vout = w.vout
-          AND o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'
+          AND num_nulls(o.spent_by, o.reserved_by) = 2 AND o.op <> 'burn'
        RETURNING w.ticket
      ), funded AS (
        UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL
          FROM unnest($14::text[], $15::int[], $16::uuid[]) AS u(txid, vout, ticket)
-        WHERE f.txid = u.txid AND f.vout = u.vout AND f.state = 'available' AND f.lease_owner = $17
+        WHERE f.txid = u.txid AND f.vout = u.vout AND f.state NOT IN ('reserved', 'spent') AND f.lease_owner = $17
           AND u.ticket IN (SELECT id FROM made)
        RETURNING u.ticket
      )
