@@ -71,7 +71,10 @@ describeOnEachDb('submission claims plan', (fresh) => {
 
     assert.equal(claims.inserted.size, 20);
     assert.equal(claims.funded.size, 20);
-    assert.equal([...claims.reservedCount.values()].reduce((a, b) => a + b, 0), 20);
+    assert.equal(
+      [...claims.reservedCount.values()].reduce((a, b) => a + b, 0),
+      20,
+    );
     assert.equal(plans.length, 1);
     for (const index of FREE_ROW_INDEXES)
       assert.ok(!plans[0]!.includes(`"${index}"`), `the claim reads ${index}: ${plans[0]}`);
