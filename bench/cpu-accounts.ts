@@ -63,7 +63,12 @@ export function sampleCpu(groups: Groups): CpuSample {
  * One line: CPU milliseconds per transfer of each group between two samples, the rest of the
  * machine's busy time as `other`, and how busy the machine's cores were.
  */
-export function describeCpu(before: CpuSample, after: CpuSample, transfers: number): string {
+export function describeCpu(
+  before: CpuSample,
+  after: CpuSample,
+  transfers: number,
+  unit = 'transfer',
+): string {
   let grouped = 0;
   const parts: string[] = [];
   for (const [name, end] of after.groups) {
@@ -75,5 +80,5 @@ export function describeCpu(before: CpuSample, after: CpuSample, transfers: numb
   parts.push(`other ${(((busy - grouped) * 1000) / transfers).toFixed(2)}`);
   const cores = (after.machineTotal - before.machineTotal) / ((after.at - before.at) / 1000);
   const busyFraction = busy / (after.machineTotal - before.machineTotal);
-  return `CPU ms per transfer: ${parts.join(', ')}; cores busy ${(busyFraction * 100).toFixed(0)}% of ${cores.toFixed(1)}`;
+  return `CPU ms per ${unit}: ${parts.join(', ')}; cores busy ${(busyFraction * 100).toFixed(0)}% of ${cores.toFixed(1)}`;
 }

@@ -10,13 +10,15 @@
 // scaling efficiency throughput(N) / (N x throughput(1)). Every process it starts is stopped by
 // its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
 // Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
-// BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement).
+// BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement),
+// BENCH_LOAD_INSTANCES (1,2,4), BENCH_SERVICE_FLAGS (extra flags of every service process).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
+import { describeCpu, type Groups, sampleCpu } from './cpu-accounts.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
@@ -26,8 +28,13 @@ const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 16);
-const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 230));
-const INSTANCES = [1, 2, 4] as const;
+const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 400));
+/** Api processes per PostgreSQL configuration (BENCH_LOAD_INSTANCES, e.g. `1,2`, runs fewer). */
+const INSTANCES = (
+  (process.env.BENCH_LOAD_INSTANCES ?? '1,2,4').split(',').map(Number) as (1 | 2 | 4)[]
+).filter((n) => n === 1 || n === 2 || n === 4);
+/** Extra flags for every service process (e.g. to try a setting), split on spaces. */
+const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const ENTRY = 'src/cli/entry.ts';
 const RUNNING_AT = /running at (http:\/\/\S+)/;
 
@@ -62,6 +69,7 @@ async function measure(
   targets: readonly string[],
   apiKey: string,
   prepared: Pick<Prepared, 'transfers' | 'ticketIds' | 'addressGroups'> & { readonly sameTransfer?: string },
+  cpuGroups?: Groups,
 ): Promise<Figures> {
   const plan = {
     targets,
@@ -73,8 +81,12 @@ async function measure(
     ...(prepared.sameTransfer !== undefined && { sameTransfer: prepared.sameTransfer }),
   };
   await runLoad({ ...plan, seconds: WARMUP });
+  const before = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
   const result = await runLoad({ ...plan, seconds: SECONDS });
   const f = figuresOf(result);
+  const requests = result.latencies.read.length + result.latencies.transfer.length;
+  if (before !== undefined)
+    console.log(`  ${describeCpu(before, sampleCpu(cpuGroups!), requests, 'request')}`);
   const fmt = (n: number) => n.toFixed(1);
   console.log(
     `  ${label}: ${fmt(f.throughput)} req/s (${fmt(f.transfersPerSecond)} transfers/s); ` +
@@ -94,6 +106,8 @@ const operator = operatorOf('load');
 const GENESIS_SATOSHIS = 50_000_000_000n;
 
 const tempDirs: string[] = [];
+/** The devnet process's PID (its CPU is counted apart). */
+let devnetPid = -1;
 const tempDir = (label: string) => {
   const dir = mkdtempSync(join(tmpdir(), `tokenproxy-load-${label}-`));
   tempDirs.push(dir);
@@ -154,7 +168,15 @@ async function postgresRound(
   apiKey.value ??= prepared.apiKey;
   const children: Child[] = [];
   try {
-    const common = ['--log-level', 'warn', '--no-rate-limit-enabled', '--tracker-poll-ms', '1000', ...shared];
+    const common = [
+      '--log-level',
+      'warn',
+      '--no-rate-limit-enabled',
+      '--tracker-poll-ms',
+      '1000',
+      ...shared,
+      ...SERVICE_FLAGS,
+    ];
     children.push(
       await startChild(
         'tracker+deliverer',
@@ -182,6 +204,13 @@ async function postgresRound(
         apis.map((a) => a.announced),
         apiKey.value!,
         prepared,
+        {
+          api: (pid) => apis.some((a) => a.pid === pid),
+          'tracker+deliverer': (pid) => pid === children[0]!.pid,
+          devnet: (pid) => pid === devnetPid,
+          postgres: (_, cmd) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
+          generator: (pid) => pid === process.pid,
+        },
       ),
     );
   } finally {
@@ -229,7 +258,9 @@ async function main(): Promise<void> {
   try {
     if (pgUrl !== undefined) {
       database = await freshDatabase(pgUrl, 'load');
-      shared = (await startDevnetProcess(operator, database.url, GENESIS_SATOSHIS)).serviceFlags;
+      const started = await startDevnetProcess(operator, database.url, GENESIS_SATOSHIS);
+      shared = started.serviceFlags;
+      devnetPid = started.devnet.pid;
     }
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}:`);

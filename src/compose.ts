@@ -201,6 +201,10 @@ export async function composeParts(
             now,
             log: logger,
             settings: pipelineSettingsOf(config, db),
+            observe: (stage, size, seconds, ok) => {
+              metrics.batchSize.observe({ stage }, size);
+              metrics.batchDuration.observe({ stage, outcome: ok ? 'ok' : 'error' }, seconds);
+            },
           }),
         }
       : base;

@@ -42,6 +42,8 @@ export interface Prepared {
   readonly ticketIds: string[];
   /** A read+submit API key, when asked for. */
   readonly apiKey: string | null;
+  /** An admin key (the service's /metrics), made with apiKey. */
+  readonly adminKey: string | null;
   /** The address lists the reads ask about. */
   readonly addressGroups: readonly (readonly string[])[];
 }
@@ -103,7 +105,10 @@ export async function prepare(
     const apiKey = opts.createKey
       ? (await createApiKey(db, parts.masterKey, { name: 'load', scopes: ['read', 'submit'] })).key
       : null;
-    return { transfers, ticketIds, apiKey, addressGroups };
+    const adminKey = opts.createKey
+      ? (await createApiKey(db, parts.masterKey, { name: 'bench admin', scopes: ['admin'] })).key
+      : null;
+    return { transfers, ticketIds, apiKey, adminKey, addressGroups };
   } finally {
     await ctx.submissions?.close().catch(() => undefined);
     await ctx.broadcasts?.close().catch(() => undefined);

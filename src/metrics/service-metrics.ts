@@ -20,6 +20,10 @@ export interface ServiceMetrics {
   readonly ticketTimeToMined: Histogram;
   /** Callback delivery attempts recorded by this process's deliverer, by outcome. */
   readonly callbackAttempts: Counter<'outcome'>;
+  /** Submissions per batch of the submission pipeline, by stage (lookup, commit). */
+  readonly batchSize: Histogram<'stage'>;
+  /** Seconds a batch of the submission pipeline takes, by stage and outcome (ok, error). */
+  readonly batchDuration: Histogram<'stage' | 'outcome'>;
 }
 
 /** Outcomes of a callback delivery attempt (store/callback-outbox.ts AttemptOutcome). */
@@ -79,6 +83,20 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       name: 'tokenproxy_callback_delivery_attempts_total',
       help: 'Callback delivery attempts recorded, by outcome (delivered, retry, failed: gave up after 24 h, gone: 410).',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    batchSize: new Histogram({
+      name: 'tokenproxy_submission_batch_size',
+      help: 'Transfers in one batch of the submission pipeline, by stage (lookup: the reads; commit: the write).',
+      labelNames: ['stage'],
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+      registers: [registry],
+    }),
+    batchDuration: new Histogram({
+      name: 'tokenproxy_submission_batch_duration_seconds',
+      help: 'Time one batch of the submission pipeline takes in the database, seconds, by stage and outcome.',
+      labelNames: ['stage', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
   };

@@ -72,12 +72,26 @@ export async function unspentOutputs(q: Queryable, query: UnspentQuery): Promise
   const addresses = [...new Set(query.addresses)];
   if (addresses.length === 0) return [];
   const direction = query.order === 'desc' ? 'DESC' : 'ASC';
+  // Each address's first `offset + size` outputs in order, read from its own part of the
+  // spendable index (owner, score, txid, vout), then the page of their merge; only the page's
+  // rows are joined to their transactions. Reading every spendable output of the addresses,
+  // joining each and sorting them all cost 4.4 ms a page in bench:load, whose wallets hold
+  // hundreds of outputs each.
+  const order = `score ${direction}, txid ${direction}, vout ${direction}`;
   const rows = await q.query<UnspentRow>(
-    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score, t.height, t.idx
-       FROM token_outputs o JOIN transactions t ON t.txid = o.txid
-      WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
-      ORDER BY o.score ${direction}, o.txid ${direction}, o.vout ${direction}
-      LIMIT $2 OFFSET $3`,
+    `WITH page AS MATERIALIZED (
+       SELECT o.* FROM unnest($1::text[]) AS a(owner)
+       CROSS JOIN LATERAL (
+         SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score
+           FROM token_outputs o
+          WHERE o.owner = a.owner AND ${SPENDABLE}
+          ORDER BY o.${order.replaceAll(', ', ', o.')}
+          LIMIT $2::int + $3::int) o
+       ORDER BY ${order}
+       LIMIT $2 OFFSET $3)
+     SELECT p.txid, p.vout, p.owner, p.amount, p.op, p.script, p.satoshis, p.score, t.height, t.idx
+       FROM page p JOIN transactions t ON t.txid = p.txid
+      ORDER BY p.${order.replaceAll(', ', ', p.')}`,
     [addresses, size, (page - 1) * size],
   );
   return rows.map(unspentOutputOf);

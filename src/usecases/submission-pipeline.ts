@@ -3,6 +3,7 @@
 // are frozen) batched per tick, the
 // committer that writes the submissions gathered meanwhile in one database transaction, and the
 // funding outputs leased to this process. Built once per process by compose.ts.
+import { performance } from 'node:perf_hooks';
 import { createBatcher } from '../process/batcher.js';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
@@ -53,6 +54,28 @@ export interface PipelineSettings {
   readonly funding: FundingLeaseSettings;
 }
 
+/** What the pipeline reports of every batch (the service's metrics; nothing by default). */
+export type BatchObserver = (stage: 'lookup' | 'commit', size: number, seconds: number, ok: boolean) => void;
+
+/** Runs `write` for a batch of `size`, reporting its size and duration to `observe`. */
+async function observed<T>(
+  observe: BatchObserver | undefined,
+  stage: 'lookup' | 'commit',
+  size: number,
+  write: () => Promise<T>,
+): Promise<T> {
+  if (observe === undefined) return write();
+  const started = performance.now();
+  let ok = false;
+  try {
+    const result = await write();
+    ok = true;
+    return result;
+  } finally {
+    observe(stage, size, (performance.now() - started) / 1000, ok);
+  }
+}
+
 /** Attempts of a batch whose transaction PostgreSQL aborted as a deadlock or serialization failure. */
 const BATCH_ATTEMPTS = 3;
 
@@ -61,6 +84,7 @@ export function createSubmissionPipeline(deps: {
   readonly now: () => Date;
   readonly log: Logger;
   readonly settings: PipelineSettings;
+  readonly observe?: BatchObserver;
 }): SubmissionPipeline {
   const { db, settings } = deps;
   const funding = createFundingLeasePool({
@@ -72,10 +96,12 @@ export function createSubmissionPipeline(deps: {
 
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
     async (items) => {
-      const { earlier, known, frozen } = await submissionLookups(
-        db,
-        [...new Set(items.map((i) => i.submittedTxid))],
-        [...new Set(items.flatMap((i) => i.outpoints))],
+      const { earlier, known, frozen } = await observed(deps.observe, 'lookup', items.length, () =>
+        submissionLookups(
+          db,
+          [...new Set(items.map((i) => i.submittedTxid))],
+          [...new Set(items.flatMap((i) => i.outpoints))],
+        ),
       );
       return items.map((i) => ({ earlierTicketId: earlier.get(i.submittedTxid) ?? null, known, frozen }));
     },
@@ -88,8 +114,10 @@ export function createSubmissionPipeline(deps: {
       const leaseUntil = new Date(deps.now().getTime() + settings.funding.leaseMs);
       for (let attempt = 1; ; attempt++) {
         try {
-          const verdicts = await db.transaction((tx) =>
-            writeSubmissions(tx, distinct, { owner: funding.owner, until: leaseUntil }),
+          const verdicts = await observed(deps.observe, 'commit', distinct.length, () =>
+            db.transaction((tx) =>
+              writeSubmissions(tx, distinct, { owner: funding.owner, until: leaseUntil }),
+            ),
           );
           return settle(verdicts);
         } catch (err) {

@@ -198,16 +198,21 @@ describeOnEachDb('wallet queries', (fresh) => {
     assert.ok(mined!.score > local.score, 'the output takes its transaction’s new score');
   });
 
-  test('unspentOutputs: pages of one order tile the whole list', async () => {
+  test('unspentOutputs: pages of one order tile the whole list, across addresses', async () => {
     const owner = 'paged';
+    const other = 'paged too';
     for (let i = 0; i < 3; i++) {
       await seedTransaction(fresh.db, {
         senders: ['X'],
-        outputs: Array.from({ length: 3 }, () => ({ owner, amount: 1n })),
+        outputs: Array.from({ length: 3 }, (_, k) => ({
+          owner: (i + k) % 2 === 0 ? owner : other,
+          amount: 1n,
+        })),
       });
     }
+    const addresses = [owner, other];
     for (const order of ['asc', 'desc'] as const) {
-      const all = await unspentOutputs(fresh.db, { addresses: [owner], page: 1, size: 1000, order });
+      const all = await unspentOutputs(fresh.db, { addresses, page: 1, size: 1000, order });
       assert.equal(all.length, 9);
       for (let i = 1; i < all.length; i++) {
         const [p, c] = [all[i - 1]!, all[i]!];
@@ -225,9 +230,10 @@ describeOnEachDb('wallet queries', (fresh) => {
       }
       const pages = [];
       for (let page = 1; page <= 4; page++) {
-        pages.push(...(await unspentOutputs(fresh.db, { addresses: [owner], page, size: 4, order })));
+        pages.push(...(await unspentOutputs(fresh.db, { addresses, page, size: 4, order })));
       }
       assert.deepStrictEqual(pages.map(outpointOf), all.map(outpointOf));
+      assert.deepStrictEqual(new Set(all.map((o) => o.owner)), new Set(addresses));
     }
     assert.deepStrictEqual(
       await unspentOutputs(fresh.db, { addresses: [], page: 1, size: 10, order: 'asc' }),

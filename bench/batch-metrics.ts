@@ -1,0 +1,48 @@
+// The submission pipeline's batches as the service's /metrics counts them: per stage (lookup,
+// commit), how many batches, their mean size and mean time. Read at the end of a run to see
+// how the batches formed (bench:api's process run prints it).
+
+export interface BatchFigures {
+  readonly stage: string;
+  readonly batches: number;
+  readonly meanSize: number;
+  readonly meanMs: number;
+}
+
+/** Sum or count of a histogram series in Prometheus text, by its stage label (all outcomes added). */
+function series(text: string, name: string): Map<string, number> {
+  const result = new Map<string, number>();
+  const line = new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, 'gm');
+  for (const [, labels, value] of text.matchAll(line)) {
+    const stage = /stage="([^"]+)"/.exec(labels!)?.[1];
+    if (stage !== undefined) result.set(stage, (result.get(stage) ?? 0) + Number(value));
+  }
+  return result;
+}
+
+export function batchFiguresOf(metricsText: string): BatchFigures[] {
+  const sizes = series(metricsText, 'tokenproxy_submission_batch_size_sum');
+  const counts = series(metricsText, 'tokenproxy_submission_batch_size_count');
+  const seconds = series(metricsText, 'tokenproxy_submission_batch_duration_seconds_sum');
+  return [...counts].map(([stage, batches]) => ({
+    stage,
+    batches,
+    meanSize: batches === 0 ? 0 : (sizes.get(stage) ?? 0) / batches,
+    meanMs: batches === 0 ? 0 : ((seconds.get(stage) ?? 0) * 1000) / batches,
+  }));
+}
+
+export async function batchFigures(serviceUrl: string, authorization: string): Promise<BatchFigures[]> {
+  const res = await fetch(`${serviceUrl}/metrics`, { headers: { authorization } });
+  if (!res.ok) throw new Error(`/metrics answered ${res.status}`);
+  return batchFiguresOf(await res.text());
+}
+
+export function describeBatches(figures: readonly BatchFigures[]): string {
+  return figures
+    .map(
+      (f) =>
+        `${f.stage}: ${f.batches} batches, ${f.meanSize.toFixed(1)} transfers and ${f.meanMs.toFixed(1)} ms each`,
+    )
+    .join('; ');
+}
