@@ -157,6 +157,18 @@ describe('ticket observability (e2e, captured logs)', () => {
     assert.ok(moved('tokenproxy_ticket_time_to_mined_seconds_sum') > 0);
     assert.equal(moved('tokenproxy_ticket_time_to_mined_seconds_bucket{le="+Inf"}'), 4);
     assert.match(page, /tokenproxy_ticket_time_to_mined_seconds_bucket\{le="0\.05"\}/);
+    // The submission pipeline's batches: the transfers came one at a time, so each was a batch
+    // of one at both stages, timed.
+    for (const stage of ['lookup', 'commit']) {
+      assert.equal(moved(`tokenproxy_submission_batch_size_count{stage="${stage}"}`), 4, stage);
+      assert.equal(moved(`tokenproxy_submission_batch_size_sum{stage="${stage}"}`), 4, stage);
+      assert.equal(moved(`tokenproxy_submission_batch_size_bucket{le="1",stage="${stage}"}`), 4, stage);
+      assert.equal(
+        moved(`tokenproxy_submission_batch_duration_seconds_count{stage="${stage}",outcome="ok"}`),
+        4,
+        stage,
+      );
+    }
 
     // Logs: each ticket's transitions, once each, in order, at info, with its txid.
     for (const id of tickets) {
