@@ -82,9 +82,8 @@ function feedInsertSql(scoreExpr: string): string {
        SELECT c.address, rec.txid, rec.score
          FROM unnest($13::text[], $14::bigint[]) AS c(address, ord) JOIN rec ON rec.ord = c.ord
      ), outputs AS (
-       INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score, created_at)
-       SELECT rec.txid, o.vout, o.owner, o.amount, o.op, decode(o.script, 'hex'), o.satoshis,
-              CASE WHEN rec.state = 'mined' THEN 'confirmed' ELSE 'unconfirmed' END, rec.score, rec.at
+       INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, score, created_at)
+       SELECT rec.txid, o.vout, o.owner, o.amount, o.op, decode(o.script, 'hex'), o.satoshis, rec.score, rec.at
          FROM unnest($15::bigint[], $16::int[], $17::text[], $18::numeric[], $19::text[], $20::text[], $21::bigint[])
               AS o(ord, vout, owner, amount, op, script, satoshis)
          JOIN rec ON rec.ord = o.ord

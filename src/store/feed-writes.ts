@@ -49,20 +49,16 @@ export async function spenderClosure(
 }
 
 /**
- * Locks, in a fixed order, the rows the scored write will update: the addresses of every
- * record that changes (`rescored` and `failed`), the outputs of the records mined or unmined.
+ * Locks, in a fixed order, the rows the scored write will update besides the records: the
+ * address rows of every record that changes. (Outputs keep the score they were recorded with:
+ * docs/adr/0003-outputs-keep-their-score.md.)
  */
-export async function lockDependents(
-  tx: Queryable,
-  rescored: readonly string[],
-  failed: readonly string[],
-): Promise<void> {
-  if (rescored.length + failed.length === 0) return;
+export async function lockDependents(tx: Queryable, changed: readonly string[]): Promise<void> {
+  if (changed.length === 0) return;
   await tx.query(
-    `WITH a AS (SELECT 1 FROM transaction_addresses WHERE txid = ANY($1::text[]) ORDER BY txid, address FOR UPDATE),
-          o AS (SELECT 1 FROM token_outputs WHERE txid = ANY($2::text[]) ORDER BY txid, vout FOR UPDATE)
-     SELECT (SELECT count(*) FROM a) AS a, (SELECT count(*) FROM o) AS o`,
-    [[...rescored, ...failed], rescored],
+    `WITH a AS (SELECT 1 FROM transaction_addresses WHERE txid = ANY($1::text[]) ORDER BY txid, address FOR UPDATE)
+     SELECT count(*) AS a FROM a`,
+    [changed],
   );
 }
 
@@ -109,7 +105,8 @@ export type RecordChange =
 
 /**
  * Writes each changed record with its score (drawn just before, in the same order), and the
- * score into its addresses and outputs: one statement.
+ * score into its address rows: one statement. Its outputs keep the score they were recorded
+ * with (docs/adr/0003-outputs-keep-their-score.md).
  */
 export async function writeScoredRecords(
   tx: Queryable,
@@ -127,11 +124,8 @@ export async function writeScoredRecords(
           t AS (UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
                        blk_time = u.time, score = u.score, updated_at = $1
                   FROM u WHERE t.txid = u.txid RETURNING 1),
-          a AS (UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid RETURNING 1),
-          o AS (UPDATE token_outputs o SET score = u.score,
-                       state = CASE WHEN u.state = 'mined' THEN 'confirmed' ELSE 'unconfirmed' END
-                  FROM u WHERE o.txid = u.txid AND u.state <> 'failed' RETURNING 1)
-     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM a) AS a, (SELECT count(*) FROM o) AS o`,
+          a AS (UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid RETURNING 1)
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM a) AS a`,
     [
       now,
       changes.map((c) => c.txid),

@@ -35,7 +35,10 @@ export interface UnspentOutput {
   /** Locking script. */
   readonly script: Uint8Array;
   readonly satoshis: bigint;
-  /** Score of the creating transaction. */
+  /**
+   * The score its transaction had when the output was recorded: mining does not change it
+   * (docs/adr/0003-outputs-keep-their-score.md), so a list in score order keeps its order.
+   */
   readonly score: bigint;
   /** Of the creating transaction: 0 unless mined. */
   readonly height: number;

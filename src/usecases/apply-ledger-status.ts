@@ -5,7 +5,7 @@
 // verdicts one by one, in order, gives (verdict-plan.ts walks them).
 //
 // Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
-// (id order), then their records (txid order), then the addresses and outputs the scores go into;
+// (id order), then their records (txid order), then the address rows the scores go into;
 // write what carries no score (reservations, unwinding failed transactions, tickets, callback
 // events); draw one score per changed record for the whole batch; write the scored rows in one
 // statement; commit. Nothing after the draw waits for a row lock.
@@ -190,8 +190,7 @@ async function applyInTransaction(
 
   await lockDependents(
     tx,
-    changes.filter((c) => c.kind !== 'failed').map((c) => c.txid),
-    changes.filter((c) => c.kind === 'failed').map((c) => c.txid),
+    changes.map((c) => c.txid),
   );
   await releaseReservations(tx, released);
   await unwindFailed(tx, failed);

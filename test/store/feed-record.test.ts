@@ -39,10 +39,9 @@ describeOnEachDb('feed records', (fresh) => {
         owner: string;
         amount: string;
         script: Uint8Array;
-        state: string;
         score: string;
       }>(
-        'SELECT vout, owner, amount::text AS amount, script, state, score::text AS score FROM token_outputs WHERE txid = $1 ORDER BY vout',
+        'SELECT vout, owner, amount::text AS amount, script, score::text AS score FROM token_outputs WHERE txid = $1 ORDER BY vout',
         [txid],
       );
       assert.equal(rows.length, count);
@@ -52,7 +51,6 @@ describeOnEachDb('feed records', (fresh) => {
         assert.equal(row.owner, want.owner);
         assert.equal(BigInt(row.amount), want.amount);
         assert.deepEqual(Buffer.from(row.script), Buffer.from(want.script));
-        assert.equal(row.state, 'confirmed');
         assert.equal(BigInt(row.score), 42n + BigInt(count));
       }
     });

@@ -34,11 +34,11 @@ describeOnEachDb('schema', (fresh) => {
         [TXID_B, new Uint8Array([2]), ['alice'], ['carol'], [0], b!],
       );
       await tx.query(
-        `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score) VALUES
-           ($1, 0, 'alice', 100000000000000000000, 'deploy+mint', '\\x51', 1, 'confirmed', $2),
-           ($1, 1, 'alice', 5, 'transfer', '\\x51', 1, 'confirmed', $2),
-           ($1, 2, 'bob', 7, 'transfer', '\\x51', 1, 'confirmed', $2),
-           ($3, 0, 'carol', 5, 'transfer', '\\x51', 1, 'unconfirmed', $4)`,
+        `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, score) VALUES
+           ($1, 0, 'alice', 100000000000000000000, 'deploy+mint', '\\x51', 1, $2),
+           ($1, 1, 'alice', 5, 'transfer', '\\x51', 1, $2),
+           ($1, 2, 'bob', 7, 'transfer', '\\x51', 1, $2),
+           ($3, 0, 'carol', 5, 'transfer', '\\x51', 1, $4)`,
         [TXID_A, a!, TXID_B, b!],
       );
       await tx.query('UPDATE token_outputs SET spent_by = $1 WHERE txid = $2 AND vout = 1', [TXID_B, TXID_A]);

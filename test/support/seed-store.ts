@@ -115,8 +115,8 @@ export async function seedTransaction(db: Db, t: SeedTransaction = {}): Promise<
     for (const [i, o] of outputs.entries()) {
       const vout = firstVout + i;
       await tx.query(
-        `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, state, score)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, score)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           txid,
           vout,
@@ -125,7 +125,6 @@ export async function seedTransaction(db: Db, t: SeedTransaction = {}): Promise<
           o.op ?? 'transfer',
           o.script ?? new Uint8Array([0x76, 0xa9, vout]),
           o.satoshis ?? 1n,
-          state === 'mined' ? 'confirmed' : 'unconfirmed',
           score!,
         ],
       );
@@ -150,11 +149,6 @@ export async function restateTransaction(
       [txid, state, block.height, block.idx, block.hash, block.time, score!],
     );
     await tx.query('UPDATE transaction_addresses SET score = $2 WHERE txid = $1', [txid, score!]);
-    await tx.query('UPDATE token_outputs SET score = $2, state = $3 WHERE txid = $1', [
-      txid,
-      score!,
-      state === 'mined' ? 'confirmed' : 'unconfirmed',
-    ]);
     return score!;
   });
 }
