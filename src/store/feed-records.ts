@@ -4,7 +4,7 @@
 // (store/score.ts) as the last step before insertFeedRecords, or let insertScoredFeedRecords
 // take the score lock and draw them inside the same statement; both inside their transaction.
 import type { Queryable, SqlValue } from './db.js';
-import { lockScores } from './score.js';
+import { SCORE_LOCK_KEY } from './score.js';
 
 export interface NewTokenOutput {
   readonly vout: number;
@@ -41,36 +41,47 @@ export async function insertFeedRecords(tx: Queryable, records: readonly FeedRec
 }
 
 /**
- * Draws the records' scores and writes them, in one statement after the score lock
- * (store/score.ts: the lock is taken here, as the transaction's last lock). Returns the scores,
- * strictly increasing in the order of `records`.
+ * Takes the score lock, draws the records' scores and writes them: one statement (store/score.ts:
+ * the lock is the transaction's last lock). Returns the scores, strictly increasing in the order
+ * of `records`.
+ *
+ * The lock is taken inside the statement, before any score is drawn: every record row is the
+ * records joined with the one row of `pg_advisory_xact_lock`, and a score is drawn as a joined
+ * row is made, so no row (and no draw) exists before the lock is held. The statement's snapshot
+ * is older than the lock, which does not matter here: it reads no table, it only inserts.
+ * (One round trip less per batch than a separate lock statement.)
  */
 export async function insertScoredFeedRecords(
   tx: Queryable,
   records: readonly Omit<FeedRecord, 'score'>[],
 ): Promise<bigint[]> {
   if (records.length === 0) return [];
-  await lockScores(tx);
+  const params = feedInsertParams(records.map((r) => ({ ...r, score: 0n })));
   const rows = await tx.query<{ score: string }>(
-    feedInsertSql("nextval('change_score_seq')"),
-    feedInsertParams(records.map((r) => ({ ...r, score: 0n }))),
+    feedInsertSql("nextval('change_score_seq')", `$${params.length + 1}::bigint`),
+    [...params, String(SCORE_LOCK_KEY)],
   );
   return rows.map((r) => BigInt(r.score));
 }
 
 /**
  * The one statement: the records in their order with their scores (`scoreExpr`: given, or drawn
- * from the sequence one record after another), then the three tables written from them.
- * Addresses are Base58 and outs are numbers: a comma joins each list safely.
+ * from the sequence one record after another, after the score lock `scoreLockKey` when given),
+ * then the three tables written from them. Addresses are Base58 and outs are numbers: a comma
+ * joins each list safely.
  */
-function feedInsertSql(scoreExpr: string): string {
+function feedInsertSql(scoreExpr: string, scoreLockKey?: string): string {
+  const lock =
+    scoreLockKey === undefined
+      ? ''
+      : `\n        CROSS JOIN (SELECT pg_advisory_xact_lock(${scoreLockKey})) AS score_lock`;
   return `WITH rec AS MATERIALIZED (
        SELECT u.*, ${scoreExpr} AS score
          FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                                     $7::int[], $8::int[], $9::text[], $10::bigint[], $11::bigint[], $12::timestamptz[])
                         WITH ORDINALITY AS x(txid, raw, senders, receivers, outs, state, height, idx, hash, time,
                                              given_score, at, ord)
-                ORDER BY ord) u
+                ORDER BY ord) u${lock}
      ), records AS (
        INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time,
                                  score, created_at, updated_at)

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Queryable } from '../../src/store/db.js';
-import { nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
+import { insertScoredFeedRecords } from '../../src/store/feed-records.js';
+import { lockScores, nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 let txCounter = 0;
@@ -126,5 +127,55 @@ describeOnEachDb('scores', (fresh) => {
       all.map((r) => BigInt(r.score)),
       'the poller saw every committed score exactly once, in order',
     );
+  });
+});
+
+// insertScoredFeedRecords takes the score lock inside the statement that draws: a writer that
+// holds the lock without having drawn yet must make it wait before it draws, or it would commit
+// a lower score after the holder's higher one.
+describeOnEachDb('scores drawn inside the feed statement', { only: 'postgres' }, (fresh) => {
+  test('wait for the score lock before drawing', async () => {
+    const record = (txid: string) => ({
+      txid,
+      rawTx: new Uint8Array([1]),
+      senders: ['sender'],
+      receivers: ['receiver'],
+      outputs: [],
+      state: 'unconfirmed' as const,
+      now: new Date(),
+    });
+    const holder = newTxid();
+    const waiter = newTxid();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    let holderScore = 0n;
+    const holding = fresh.db.transaction(async (tx) => {
+      await lockScores(tx); // held, nothing drawn yet
+      held();
+      await released;
+      [holderScore] = (await nextScores(tx, 1)) as [bigint];
+      await insertRecord(tx, holder, holderScore);
+    });
+    await locked;
+    let waiterDone = false;
+    const waiting = fresh.db
+      .transaction((other) => insertScoredFeedRecords(other, [record(waiter)]))
+      .finally(() => {
+        waiterDone = true;
+      });
+    await sleep(300);
+    const waitedWhileHeld = !waiterDone;
+    release(); // whatever the outcome, so that both transactions end
+    await holding;
+    const waiterScores = await waiting;
+    assert.ok(waitedWhileHeld, 'the second writer waits for the lock');
+    assert.equal(waiterScores.length, 1);
+    assert.ok(waiterScores[0]! > holderScore, `${waiterScores[0]} drawn after ${holderScore}`);
   });
 });
