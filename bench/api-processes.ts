@@ -15,7 +15,7 @@ import type { Db } from '../src/store/db.js';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures } from './api-transfers.js';
-import { batchFigures, describeBatches } from './batch-metrics.js';
+import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
 import { mineUntilMined } from './bench-service.js';
 import { describeCpu, sampleCpu } from './cpu-accounts.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
@@ -101,7 +101,8 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     });
     console.log(`  ${describeCpu(before, sampleCpu(groups), run.ticketIds.length)}`);
     const authorization = `Bearer ${prepared.adminKey!}`;
-    console.log(`  batches: ${describeBatches(await batchFigures(service.announced, authorization))}`);
+    const metrics = await scrapeMetrics(service.announced, authorization);
+    console.log(`  batches: ${describeBatches(batchFiguresOf(metrics))}; ${describeEventLoop(metrics)}`);
     await untilMined(database.url, run.ticketIds);
     if (process.env.BENCH_DETAIL === '1') {
       await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag

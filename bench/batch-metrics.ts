@@ -32,10 +32,19 @@ export function batchFiguresOf(metricsText: string): BatchFigures[] {
   }));
 }
 
-export async function batchFigures(serviceUrl: string, authorization: string): Promise<BatchFigures[]> {
+/** The service's /metrics page (Prometheus text). */
+export async function scrapeMetrics(serviceUrl: string, authorization: string): Promise<string> {
   const res = await fetch(`${serviceUrl}/metrics`, { headers: { authorization } });
   if (!res.ok) throw new Error(`/metrics answered ${res.status}`);
-  return batchFiguresOf(await res.text());
+  return res.text();
+}
+
+/** The event loop's delay as prom-client measured it since the start: mean and p99, ms. */
+export function describeEventLoop(metricsText: string): string {
+  const value = (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN);
+  const ms = (name: string) => (value(name) * 1000).toFixed(1);
+  return `event loop delay mean ${ms('nodejs_eventloop_lag_mean_seconds')} ms, p99 ${ms('nodejs_eventloop_lag_p99_seconds')} ms`;
 }
 
 export function describeBatches(figures: readonly BatchFigures[]): string {
