@@ -201,6 +201,7 @@ export async function composeParts(
             now,
             log: logger,
             settings: pipelineSettingsOf(config, db),
+            keys: base.keys,
             observe: (stage, size, seconds, ok) => {
               metrics.batchSize.observe({ stage }, size);
               metrics.batchDuration.observe({ stage, outcome: ok ? 'ok' : 'error' }, seconds);
@@ -248,6 +249,7 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
     maxBatch: config.submissionBatchMax,
     maxInFlight: config.submissionBatchesInFlight,
     windowMs: config.submissionWindowMs ?? (pglite ? 2 : 4),
+    cosignThreads: config.cosignThreads,
     funding: {
       leaseMs: config.fundingLeaseMs,
       keepEveryMs: config.fundingLeaseKeepMs,

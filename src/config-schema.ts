@@ -201,6 +201,13 @@ export const ConfigSchema = Type.Object(
       1,
       'Batches of transfers written at once, per process: with one, the next batch gathers what arrives meanwhile (fewer, larger batches: less CPU per transfer in PostgreSQL and here).',
     ),
+    cosignThreads: Type.Integer({
+      minimum: 0,
+      maximum: 64,
+      default: 1,
+      description:
+        'Worker threads that validate and cosign transfers, per api process; 0: the event loop does it. On 2 cores one thread gave the embedded service and an in-process devnet 3-16% more transfers/s, and changed nothing with PostgreSQL and ARC in processes of their own (docs/adr/0002, addendum 2026-11-24).',
+    }),
     submissionWindowMs: Type.Optional(
       Type.Integer({
         minimum: 0,

@@ -4,7 +4,10 @@
 // committer that writes the submissions gathered meanwhile in one database transaction, and the
 // funding outputs leased to this process. Built once per process by compose.ts.
 import { performance } from 'node:perf_hooks';
+import type { CosignKeys } from '../domain/complete-transfer.js';
+import type { CosignJob, CosignOutcome } from '../domain/cosign-transfer.js';
 import { createBatcher } from '../process/batcher.js';
+import { cosignerInThread, cosignerOnThreads } from '../process/cosigner.js';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
 import { isRetryableConflict } from '../store/sql-error.js';
@@ -33,9 +36,11 @@ export interface LookedUp {
 
 export interface SubmissionPipeline {
   lookUp(item: SubmissionLookup): Promise<LookedUp>;
+  /** Validates and cosigns a transfer: on the cosigning threads, or here (cosignThreads 0). */
+  cosign(job: CosignJob): Promise<CosignOutcome>;
   commit(submission: Submission): Promise<SubmissionVerdict>;
   readonly funding: FundingLeasePool;
-  /** Waits for what is in flight, then gives the funding leases back. */
+  /** Waits for what is in flight, then gives the funding leases back and stops the threads. */
   close(): Promise<void>;
 }
 
@@ -52,6 +57,8 @@ export interface PipelineSettings {
   readonly windowMs: number;
   /** This process's share of the funding pool (config: fundingLease*). */
   readonly funding: FundingLeaseSettings;
+  /** Worker threads that cosign (0: the event loop does). */
+  readonly cosignThreads: number;
 }
 
 /** What the pipeline reports of every batch (the service's metrics; nothing by default). */
@@ -84,9 +91,14 @@ export function createSubmissionPipeline(deps: {
   readonly now: () => Date;
   readonly log: Logger;
   readonly settings: PipelineSettings;
+  readonly keys: CosignKeys;
   readonly observe?: BatchObserver;
 }): SubmissionPipeline {
   const { db, settings } = deps;
+  const cosigner =
+    settings.cosignThreads > 0
+      ? cosignerOnThreads(deps.keys, settings.cosignThreads)
+      : cosignerInThread(deps.keys);
   const funding = createFundingLeasePool({
     db,
     now: deps.now,
@@ -134,12 +146,14 @@ export function createSubmissionPipeline(deps: {
 
   return {
     lookUp: (item) => lookups.add(item),
+    cosign: (job) => cosigner.cosign(job),
     commit: (submission) => commits.add(submission),
     funding,
     async close() {
       await lookups.drain();
       await commits.drain();
       await funding.close();
+      await cosigner.close();
     },
   };
 }

@@ -4,13 +4,12 @@
 // committer, which writes it with the others of its batch in one database transaction. The
 // ticket is answered only once its batch has committed; broadcasting then starts here, not in
 // the route, and its outcome is handed back for the callers that wait for it (v1, mint, burn).
-import { completeTransfer } from '../domain/complete-transfer.js';
+import type { CosignOutcome } from '../domain/cosign-transfer.js';
 import { DomainError } from '../domain/domain-error.js';
 import { frozenInputRefusal } from '../domain/freeze.js';
 import { requiredFunding } from '../domain/network-fee.js';
 import { parseTransfer } from '../domain/parse-transfer.js';
 import { isRefusal } from '../domain/transfer-refusal.js';
-import { validateTransfer } from '../domain/validate-transfer.js';
 import type { Submission } from '../store/submission-writes.js';
 import { ticketById } from '../store/ticket-queries.js';
 import { type BroadcastOutcome, broadcastTicket } from './broadcast-ticket.js';
@@ -51,32 +50,51 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
     outpoints: parsed.outpoints,
   });
   if (earlierTicketId !== null) return answerAgain(ctx, earlierTicketId);
-  const valid = validateTransfer(parsed, known, ctx.token);
-  if (!valid.ok) throw new DomainError(valid.code, valid.detail);
-  const frozenRefusal = frozenInputRefusal(
-    valid.inputs.map((o) => o.owner),
-    frozen,
-  );
-  if (frozenRefusal !== null) throw new DomainError(frozenRefusal.code, frozenRefusal.detail);
-
+  // The outputs it spends, in its input order (absent ones are refused by the validation).
+  const inputs = parsed.outpoints.flatMap((o) => {
+    const output = known.get(o);
+    return output === undefined ? [] : [output];
+  });
   const rate = await ctx.feeRate();
-  const inputSatoshis = valid.inputs.reduce((sum, o) => sum + o.satoshis, 0n);
+  const inputSatoshis = inputs.reduce((sum, o) => sum + o.satoshis, 0n);
   const need = requiredFunding(parsed, inputSatoshis, rate);
   const owners = (list: readonly { owner: string }[]) => [...new Set(list.map((o) => o.owner))];
   for (let attempt = 1; attempt <= FUNDING_ATTEMPTS; attempt++) {
+    // Funding is picked before validation so that one trip to the cosigning thread does both;
+    // the refusals keep their order (the rules, then the freeze list, then an empty pool).
     const funding = await pipeline.funding.take(need);
-    if (funding === null) {
+    let done: CosignOutcome;
+    try {
+      done = await pipeline.cosign({
+        raw: req.raw,
+        known: inputs,
+        funding,
+        satoshisPerKb: rate,
+        token: ctx.token,
+      });
+    } catch (err) {
+      if (funding !== null) pipeline.funding.giveBack(funding);
+      throw err;
+    }
+    const frozenRefusal = frozenInputRefusal(
+      inputs.map((o) => o.owner),
+      frozen,
+    );
+    const refusal =
+      done.kind === 'refused'
+        ? new DomainError(done.code, done.detail)
+        : frozenRefusal !== null
+          ? new DomainError(frozenRefusal.code, frozenRefusal.detail)
+          : null;
+    if (refusal !== null) {
+      if (funding !== null) pipeline.funding.giveBack(funding);
+      throw refusal;
+    }
+    if (funding === null || done.kind !== 'cosigned') {
       throw new DomainError(
         'FUNDING_EXHAUSTED',
         `no funding output of at least ${need} satoshis is available`,
       );
-    }
-    let done: ReturnType<typeof completeTransfer>;
-    try {
-      done = completeTransfer(valid, funding, ctx.keys, rate);
-    } catch (err) {
-      pipeline.funding.giveBack(funding);
-      throw err;
     }
     const now = ctx.now();
     const submission: Submission = {
@@ -84,7 +102,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       txid: done.txid,
       submittedTxid: parsed.txid,
       rawTx: done.raw,
-      inputs: valid.inputs.map((o) => ({ txid: o.txid, vout: o.vout })),
+      inputs: inputs.map((o) => ({ txid: o.txid, vout: o.vout })),
       funding,
       outputs: parsed.tokenOutputs.map((o) => ({
         vout: o.vout,
@@ -94,7 +112,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         script: parsed.tx.outputs[o.vout]!.lockingScript.toUint8Array(),
         satoshis: BigInt(parsed.tx.outputs[o.vout]!.satoshis ?? 0),
       })),
-      senders: owners(valid.inputs),
+      senders: owners(inputs),
       receivers: owners(parsed.tokenOutputs),
       callbackUrl: req.callbackUrl,
       callbackSecretEnc: req.callbackSecretEnc,
