@@ -28,7 +28,7 @@ const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 16);
-const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 400));
+const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 320));
 /** Api processes per PostgreSQL configuration (BENCH_LOAD_INSTANCES, e.g. `1,2`, runs fewer). */
 const INSTANCES = (
   (process.env.BENCH_LOAD_INSTANCES ?? '1,2,4').split(',').map(Number) as (1 | 2 | 4)[]

@@ -48,6 +48,9 @@ export interface Prepared {
   readonly addressGroups: readonly (readonly string[])[];
 }
 
+/** Funding outputs the api processes of one measurement may hold leased: 4 x 512. */
+const LEASED_ELSEWHERE = 4 * 512;
+
 /**
  * Opens the service's parts with `argv` (its flags), makes `funded` transfers ready and the
  * funding pool hold at least as many outputs, then closes the parts. `mine` mines a block
@@ -63,9 +66,13 @@ export async function prepare(
   const parts = await composeParts(config, pino({ level: 'warn' }));
   const { ctx, keys, db } = parts;
   try {
-    for (let i = 0; i < 50 && (await availableFundingCount(db)) < funded + 200; i++) {
+    // Outputs still leased to the api processes of the measurement before (up to
+    // fundingLeaseMaxOutputs each until their leases lapse) count as available but cannot be
+    // taken: the pool holds a margin for them.
+    const wanted = funded + 200 + LEASED_ELSEWHERE;
+    for (let i = 0; i < 50 && (await availableFundingCount(db)) < wanted; i++) {
       const refill = { db, ledger: parts.ledger, fundingKey: keys.funding, feeRate: ctx.feeRate };
-      const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, funded + 200);
+      const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, wanted);
       if (txid === null) break;
     }
     const ready = async () =>
