@@ -1,9 +1,10 @@
 // One POST of a callback over undici: the address guard at connect time (names through the
 // guarded lookup, literals checked here since net.connect does no lookup for them), no
-// redirects (undici's request never follows them), a deadline for the whole exchange, and a
-// capped read of the answer (a few hundred bytes kept for the attempt's error text).
+// redirects (a dispatch never follows them), a deadline for the whole exchange, and a capped
+// read of the answer (a few hundred bytes kept for the attempt's error text). The attempt
+// itself is webhook-attempt.ts.
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import {
   type CallbackAllowList,
   CallbackRefusedError,
@@ -12,6 +13,7 @@ import {
   type Resolver,
   systemResolver,
 } from './address-guard.js';
+import { type Attempt, startAttempt } from './webhook-attempt.js';
 
 export type SendResult =
   | {
@@ -96,79 +98,81 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return target;
   }
 
+  /** Attempts in flight by the caller's signal: one listener per signal cuts them all short. */
+  const inFlight = new WeakMap<AbortSignal, Set<Attempt>>();
+  function follow(signal: AbortSignal, attempt: Attempt): () => void {
+    let attempts = inFlight.get(signal);
+    if (attempts === undefined) {
+      const set = new Set<Attempt>();
+      attempts = set;
+      inFlight.set(signal, set);
+      signal.addEventListener(
+        'abort',
+        () => {
+          for (const a of set) a.abort(new Error('the sender was stopped'));
+          set.clear();
+        },
+        { once: true },
+      );
+    }
+    attempts.add(attempt);
+    return () => attempts.delete(attempt);
+  }
+
   async function send(req: WebhookRequest): Promise<SendResult> {
     const started = performance.now();
-    const latency = () => performance.now() - started;
     const url = targetOf(req.url);
     if (typeof url === 'string') return { kind: 'refused', reason: url, latencyMs: 0 };
-    // One controller per attempt, cut by its deadline or the caller's signal (a plain timer
-    // and listener: AbortSignal.timeout and AbortSignal.any cost more per request).
-    const attempt = new AbortController();
+    if (req.signal?.aborted === true) return { kind: 'aborted' };
+    const attempt = startAttempt(agent, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      headers: req.headers,
+      body: req.body,
+      maxBodyBytes,
+    });
+    // The deadline of the whole exchange: queued, connecting, sending, answering, reading.
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      attempt.abort();
+      attempt.abort(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    const stop = () => attempt.abort();
-    req.signal?.addEventListener('abort', stop, { once: true });
-    const signal = attempt.signal;
-    try {
-      const res = await request(url, {
-        dispatcher: agent,
-        method: 'POST',
-        headers: req.headers,
-        body: req.body,
-        signal,
-      });
-      const latencyMs = latency();
-      const excerpt = await readCapped(res.body, maxBodyBytes);
-      const retryAfter = res.headers['retry-after'];
+    const unfollow = req.signal === undefined ? null : follow(req.signal, attempt);
+    const end = await attempt.ended;
+    clearTimeout(timer);
+    unfollow?.();
+    if (end.kind === 'answered') {
       return {
         kind: 'answered',
-        status: res.statusCode,
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        latencyMs,
-        excerpt,
+        status: end.status,
+        retryAfter: end.retryAfter,
+        latencyMs: end.answeredAt - started,
+        excerpt: excerptOf(end.body),
       };
-    } catch (err) {
-      if (req.signal?.aborted === true) return { kind: 'aborted' };
-      const refused = refusalIn(err);
-      if (refused !== null) return { kind: 'refused', reason: refused, latencyMs: latency() };
-      const error = timedOut ? `no answer within ${timeoutMs} ms` : describe(err);
-      return { kind: 'no-answer', error, latencyMs: latency() };
-    } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', stop);
     }
+    const latencyMs = performance.now() - started;
+    // Read again: the signal may have aborted while the attempt ran.
+    if (aborted(req.signal)) return { kind: 'aborted' };
+    const refused = refusalIn(end.error);
+    if (refused !== null) return { kind: 'refused', reason: refused, latencyMs };
+    const error = timedOut ? `no answer within ${timeoutMs} ms` : describe(end.error);
+    return { kind: 'no-answer', error, latencyMs };
   }
 
   return { send, close: () => agent.close() };
 }
 
-/** Reads up to `max` bytes and drops the rest (destroying the stream closes the connection). */
-async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  max: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= max) break;
-    }
-  } catch {
-    // a body cut short does not change the status
-  } finally {
-    if (size >= max) body.destroy();
-  }
-  return Buffer.concat(chunks)
-    .subarray(0, max)
+/** The start of an answer's body as text for the attempt's record: printable, trimmed. */
+function excerptOf(body: Buffer): string {
+  return body
     .toString('utf8')
     .slice(0, EXCERPT_CHARS)
     .replace(/[^\x20-\x7e\u00a0-\uffff]+/g, ' ')
     .trim();
+}
+
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }
 
 function refusalIn(err: unknown): string | null {

@@ -1,6 +1,8 @@
 // The HTTP side of a delivery over real sockets: the address guard at connect time (a name
 // re-bound to loopback, literals for which no lookup happens), each with a control that
-// reaches the receiver when the target is allowed, and the capped read of an answer.
+// reaches the receiver when the target is allowed, the capped read of an answer, and how an
+// attempt ends early: its deadline (also while it waits for a connection) and the caller's
+// signal.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -102,6 +104,70 @@ describe('webhook sender', () => {
       if (result.kind === 'answered') {
         assert.equal(result.status, 200);
         assert.ok(result.excerpt.length <= 200);
+      }
+    });
+  });
+
+  describe('an attempt cut short', () => {
+    let server: Server;
+    let port: number;
+    let arrived: string[] = [];
+    before(async () => {
+      // Takes every request and never answers.
+      server = createServer((req) => {
+        arrived.push(req.url ?? '');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+      port = (server.address() as AddressInfo).port;
+    });
+    after(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+
+    it('by its deadline, also one waiting for the only connection', async () => {
+      arrived = [];
+      const sender = createWebhookSender({ allow: LOOPBACK, timeoutMs: 400, connectionsPerOrigin: 1 });
+      try {
+        const url = `http://127.0.0.1:${port}/hook`;
+        const results = await Promise.all([
+          sender.send({ url, ...message }),
+          sender.send({ url, ...message }),
+        ]);
+        for (const result of results) {
+          assert.equal(result.kind, 'no-answer');
+          assert.equal(result.kind === 'no-answer' && result.error, 'no answer within 400 ms');
+        }
+      } finally {
+        await sender.close();
+      }
+    });
+
+    it("by the caller's signal: aborted, not an outcome; one stopped while queued never goes out", async () => {
+      arrived = [];
+      const sender = createWebhookSender({ allow: LOOPBACK, timeoutMs: 400, connectionsPerOrigin: 1 });
+      const base = `http://127.0.0.1:${port}`;
+      try {
+        const first = sender.send({ url: `${base}/one`, ...message });
+        await until(() => arrived.length === 1);
+        const stop = new AbortController();
+        const queued = sender.send({ url: `${base}/two`, ...message, signal: stop.signal });
+        stop.abort();
+        assert.deepEqual(await queued, { kind: 'aborted' });
+        assert.equal((await first).kind, 'no-answer');
+        // The connection is free again: the next attempt goes out, not the stopped one.
+        const third = sender.send({ url: `${base}/three`, ...message });
+        await until(() => arrived.length === 2);
+        assert.deepEqual(arrived, ['/one', '/three']);
+        assert.equal((await third).kind, 'no-answer');
+        const late = await sender.send({ url: `${base}/four`, ...message, signal: stop.signal });
+        assert.deepEqual(late, { kind: 'aborted' }, 'a stopped signal sends nothing more');
+        assert.deepEqual(arrived, ['/one', '/three']);
+      } finally {
+        await sender.close();
       }
     });
   });
