@@ -154,9 +154,17 @@ export interface TicketWrite {
   readonly watch: boolean;
   /** Reached MINED for the first time: first_mined_at is set. */
   readonly firstMined: boolean;
+  /**
+   * Left BROADCASTING for the network: its token inputs are spent, no longer merely reserved,
+   * and its funding output is spent (the same statement writes both).
+   */
+  readonly release: boolean;
 }
 
-/** Writes many tickets' statuses and schedules in one statement (lease released, failures reset). */
+/**
+ * Writes many tickets' statuses and schedules in one statement (lease released, failures reset),
+ * with the reservations of those that left BROADCASTING (as releaseReservations does).
+ */
 export async function writeTickets(
   tx: Queryable,
   writes: readonly TicketWrite[],
@@ -165,7 +173,10 @@ export async function writeTickets(
 ): Promise<void> {
   if (writes.length === 0) return;
   await tx.query(
-    `UPDATE tickets k
+    `WITH released AS (SELECT id FROM unnest($3::uuid[], $10::int[]) AS r(id, release) WHERE release = 1),
+          t AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by IN (SELECT id FROM released)),
+          f AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (SELECT id FROM released))
+     UPDATE tickets k
         SET status = u.status, status_rank = u.rank,
             errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,
             updated_at = CASE WHEN u.moved = 1 THEN $1 ELSE k.updated_at END,
@@ -185,6 +196,7 @@ export async function writeTickets(
       writes.map((w) => w.errors ?? ''),
       writes.map((w) => (w.watch ? 1 : 0)),
       writes.map((w) => (w.firstMined ? 1 : 0)),
+      writes.map((w) => (w.release ? 1 : 0)),
     ],
   );
 }

@@ -5,10 +5,10 @@
 // verdicts one by one, in order, gives (verdict-plan.ts walks them).
 //
 // Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
-// (id order), then their records (txid order), then the address rows the scores go into;
-// write what carries no score (reservations, unwinding failed transactions, tickets, callback
-// events); draw one score per changed record for the whole batch; write the scored rows in one
-// statement; commit. Nothing after the draw waits for a row lock.
+// (id order), then the records a plan may touch (txid order), then the address rows the scores
+// go into; write what carries no score (reservations, unwinding failed transactions, tickets,
+// callback events); draw one score per changed record for the whole batch; write the scored rows
+// in one statement; commit. Nothing after the draw waits for a row lock.
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
@@ -33,7 +33,13 @@ import {
 } from '../store/ticket-writes.js';
 import type { ServiceContext } from './context.js';
 import { reportTransitions } from './report-transitions.js';
-import { failAfter, type LedgerView, planVerdicts, type VerdictPlan } from './verdict-plan.js';
+import {
+  failAfter,
+  type LedgerView,
+  mayTouchRecord,
+  planVerdicts,
+  type VerdictPlan,
+} from './verdict-plan.js';
 
 export type { LedgerView } from './verdict-plan.js';
 
@@ -93,11 +99,17 @@ async function applyInTransaction(
   const locked = await lockTicketsByTxid(tx, [...new Set([...viewsOf.keys(), ...edges.map((e) => e.txid)])]);
   const byTxid = new Map(locked.map((l) => [l.ticket.txid, l]));
   const live = locked.filter((l) => l.ticket.status !== 'FAILED');
+  // Records are locked only where a plan may read or change them (a block, a rejection, a
+  // reorg, a spender failing with its parent): a batch of broadcast answers locks none.
+  const spenders = new Set(edges.map((e) => e.txid));
+  const recordsNeeded = live.filter(
+    (l) => spenders.has(l.ticket.txid) || mayTouchRecord(l.ticket.status, viewsOf.get(l.ticket.txid) ?? []),
+  );
   const records = new Map(
     (
       await lockRecords(
         tx,
-        live.map((l) => l.ticket.txid),
+        recordsNeeded.map((l) => l.ticket.txid),
       )
     ).map((r) => [r.txid, r]),
   );
@@ -151,7 +163,9 @@ async function applyInTransaction(
   for (const txid of ordered) {
     const plan = plans.get(txid)!;
     const { ticket, firstMinedAt } = byTxid.get(txid)!;
-    if (plan.release) released.push(ticket.id);
+    // A failing ticket's reservations go before its unwinding (a funding output the network
+    // took stays spent); the others' go with the tickets' write.
+    if (plan.release && plan.failure !== null) released.push(ticket.id);
     if (plan.failure !== null) {
       failed.push({ ticketId: ticket.id, txid });
       if (records.has(txid)) changes.push({ txid, kind: 'failed' });
@@ -166,6 +180,7 @@ async function applyInTransaction(
       errors: plan.failure,
       watch: plan.watch,
       firstMined: firstMinedAt === null && plan.steps.some((s) => s.to === 'MINED'),
+      release: plan.release && plan.failure === null,
     });
     for (const step of plan.steps) {
       const reason = step.to === 'FAILED' ? plan.failure : null;

@@ -57,6 +57,21 @@ export interface PlanInput {
   readonly record: RecordNow | null;
 }
 
+/**
+ * Whether walking `views` from `status` can read or change the ticket's record: a block
+ * (mined), a rejection (the record fails), or a mempool answer to a MINED ticket that is not a
+ * broadcast's (a reorg). Otherwise (the common broadcast answer: mempool to a ticket not yet
+ * MINED) the plan is the same with or without the record, and the record need not be locked.
+ */
+export function mayTouchRecord(status: TicketStatus, views: readonly LedgerView[]): boolean {
+  return views.some((view) => {
+    const kind = view.status.kind;
+    if (kind === 'mined' || kind === 'rejected') return true;
+    // Only a mempool view can take a ticket back from MINED, and only a view may make it MINED.
+    return kind === 'mempool' && status === 'MINED' && view.fromBroadcast !== true;
+  });
+}
+
 /** Walks `views` in order from the ticket's current status. */
 export function planVerdicts(
   ticket: PlanInput,

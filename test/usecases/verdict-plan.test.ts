@@ -2,8 +2,15 @@
 // them one by one, for the sequences a batch can hold (a tick's pushes, a reorg's two pushes).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TICKET_STATUSES } from '../../src/domain/ticket-state.js';
 import type { TxStatus } from '../../src/ledger/port.js';
-import { failAfter, type LedgerView, planVerdicts } from '../../src/usecases/verdict-plan.js';
+import {
+  failAfter,
+  type LedgerView,
+  mayTouchRecord,
+  planVerdicts,
+  type RecordNow,
+} from '../../src/usecases/verdict-plan.js';
 
 const A = 'aa'.repeat(32);
 const B = 'bb'.repeat(32);
@@ -107,5 +114,54 @@ describe('planVerdicts', () => {
     assert.deepEqual(moves(plan), ['BROADCASTING>SUCCESS*', 'SUCCESS>FAILED']);
     assert.equal(plan.release, true);
     assert.equal(plan.failure, 'parent failed');
+  });
+});
+
+describe('mayTouchRecord', () => {
+  const views: LedgerView[] = [
+    v({ kind: 'mempool' }),
+    v({ kind: 'mempool' }, { fromBroadcast: true }),
+    v({ kind: 'unknown' }),
+    v({ kind: 'double-spend', competingTxids: [B] }),
+    v(mined(A), { tipHeight: 10 }),
+    v(mined(B, 11), { tipHeight: 20 }),
+    v({ kind: 'rejected', reason: 'bad' }),
+  ];
+  const records: (RecordNow | null)[] = [
+    null,
+    { state: 'unconfirmed', blkHash: '' },
+    { state: 'mined', blkHash: A },
+    { state: 'failed', blkHash: '' },
+  ];
+  const sequences: LedgerView[][] = [[]];
+  for (let length = 1; length <= 3; length++)
+    for (const seq of sequences.filter((q) => q.length === length - 1))
+      for (const view of views) sequences.push([...seq, view]);
+
+  it('when false, the record changes nothing: the same plan with any record as with none', () => {
+    let untouched = 0;
+    for (const status of TICKET_STATUSES)
+      for (const firstMined of [true, false])
+        for (const seq of sequences) {
+          if (mayTouchRecord(status, seq)) continue;
+          untouched++;
+          const without = planVerdicts({ status, firstMined, record: null }, seq, 6);
+          for (const record of records)
+            assert.deepEqual(
+              planVerdicts({ status, firstMined, record }, seq, 6),
+              without,
+              `${status} ${JSON.stringify(seq)}`,
+            );
+        }
+    assert.ok(untouched > 100, `${untouched} sequences plan without the record`);
+  });
+
+  it("a broadcast's answer to a new ticket needs no record; a block, a rejection and a reorg do", () => {
+    assert.equal(mayTouchRecord('BROADCASTING', [v({ kind: 'mempool' }, { fromBroadcast: true })]), false);
+    assert.equal(mayTouchRecord('SUCCESS', [v({ kind: 'mempool' })]), false);
+    assert.equal(mayTouchRecord('BROADCASTING', [v(mined(A))]), true);
+    assert.equal(mayTouchRecord('SUCCESS', [v({ kind: 'rejected', reason: 'x' })]), true);
+    assert.equal(mayTouchRecord('MINED', [v({ kind: 'mempool' })]), true);
+    assert.equal(mayTouchRecord('MINED', [v({ kind: 'mempool' }, { fromBroadcast: true })]), false);
   });
 });
