@@ -11,7 +11,8 @@
 // its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
 // Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
 // BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement),
-// BENCH_LOAD_INSTANCES (1,2,4), BENCH_SERVICE_FLAGS (extra flags of every service process).
+// BENCH_LOAD_INSTANCES (1,2,4), BENCH_SERVICE_FLAGS (extra flags of every service process),
+// BENCH_LOAD_PROFILE (a directory: CPU profiles of the api and tracker+deliverer processes).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ const INSTANCES = (
   (process.env.BENCH_LOAD_INSTANCES ?? '1,2,4').split(',').map(Number) as (1 | 2 | 4)[]
 ).filter((n) => n === 1 || n === 2 || n === 4);
 /** Extra flags for every service process (e.g. to try a setting), split on spaces. */
+/** Where the PostgreSQL configurations' api and tracker+deliverer processes write CPU profiles. */
+const PROFILE = process.env.BENCH_LOAD_PROFILE;
 const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const ENTRY = 'src/cli/entry.ts';
 const RUNNING_AT = /running at (http:\/\/\S+)/;
@@ -183,6 +186,8 @@ async function postgresRound(
         ENTRY,
         ['start', '--roles', 'tracker,deliverer', '--data-dir', tempDir('tracker'), ...common],
         /running/,
+        undefined,
+        PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', `${PROFILE}/tracker`],
       ),
     );
     const apis = await Promise.all(
@@ -192,6 +197,8 @@ async function postgresRound(
           ENTRY,
           ['start', '--roles', 'api', '--port', '0', '--data-dir', tempDir(`api${i}`), ...common],
           RUNNING_AT,
+          undefined,
+          PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', `${PROFILE}/api`],
         ),
       ),
     );

@@ -2,13 +2,14 @@
 // own, behind its ARC API, mining every second while its mempool holds anything, its genesis
 // paying the operator's funding key. Returns the child and the flags a `tokenproxy start` (or the
 // setup's composeParts) needs to use it: the database, the ARC URL, the genesis coin to deploy
-// from, and the operator's keys.
+// from, and the operator's keys. BENCH_DEVNET_PROFILE=<dir> writes the devnet's CPU profile there.
 import { hash160 } from '../../src/crypto/hash.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
 import { type Operator, operatorKeyFlags } from '../../test/support/operator-world.js';
 import { type Child, startChild } from './processes.js';
 
 const ENTRY = 'src/cli/entry.ts';
+const PROFILE = process.env.BENCH_DEVNET_PROFILE;
 
 export async function startDevnetProcess(
   operator: Operator,
@@ -29,6 +30,8 @@ export async function startDevnetProcess(
       `${fundingAddress}:${genesisSatoshis}`,
     ],
     /ARC API on http:\/\/\S+ .*genesis coinbase [0-9a-f]{64}/,
+    undefined,
+    PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE],
   );
   const coinbase = /genesis coinbase ([0-9a-f]{64})/.exec(devnet.announced)?.[1];
   if (coinbase === undefined) throw new Error('the devnet did not name its genesis coinbase');

@@ -7,9 +7,10 @@ import { composeParts } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { pubKeyHashOf } from '../../src/domain/address.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
+import type { Db } from '../../src/store/db.js';
 import { availableFundingCount } from '../../src/store/funding-pool.js';
 import { unspentOutputs } from '../../src/store/wallet-queries.js';
-import { refillFundingPool } from '../../src/usecases/funding-pool.js';
+import { defaultDenominations, refillFundingPool } from '../../src/usecases/funding-pool.js';
 import { sendFromHeldAddress } from '../../src/usecases/send-from-held-address.js';
 import { buildTransfer, tokenOutput } from '../../test/support/build-transfer.js';
 import { party } from '../../test/support/token-world.js';
@@ -48,6 +49,16 @@ export interface Prepared {
   readonly addressGroups: readonly (readonly string[])[];
 }
 
+/** Available funding outputs of at least `satoshis` that no process holds leased. */
+async function freeFundingOutputs(db: Db, satoshis: bigint): Promise<number> {
+  const rows = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM funding_outputs
+      WHERE state = 'available' AND satoshis >= $1::bigint AND (lease_owner IS NULL OR lease_until < now())`,
+    [satoshis.toString()],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** Funding outputs the api processes of one measurement may hold leased: 4 x 512. */
 const LEASED_ELSEWHERE = 4 * 512;
 
@@ -70,9 +81,19 @@ export async function prepare(
     // fundingLeaseMaxOutputs each until their leases lapse) count as available but cannot be
     // taken: the pool holds a margin for them.
     const wanted = funded + 200 + LEASED_ELSEWHERE;
+    const refill = { db, ledger: parts.ledger, fundingKey: keys.funding, feeRate: ctx.feeRate };
     for (let i = 0; i < 50 && (await availableFundingCount(db)) < wanted; i++) {
-      const refill = { db, ledger: parts.ledger, fundingKey: keys.funding, feeRate: ctx.feeRate };
       const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, wanted);
+      if (txid === null) break;
+    }
+    // The mints below pay a larger fee than a transfer: each takes one of the pool's largest
+    // outputs, of which a split makes few. Split more until there is one per mint (earlier
+    // measurements' mints used up those the count above does not see).
+    const largest = defaultDenominations(await ctx.feeRate()).at(-1)!.satoshis;
+    const mints = Math.ceil(funded / OUTPUTS_PER_MINT);
+    for (let i = 0; i < 50 && (await freeFundingOutputs(db, largest)) < mints + 10; i++) {
+      const force = (await availableFundingCount(db)) + 1;
+      const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, force);
       if (txid === null) break;
     }
     const ready = async () =>
