@@ -1,10 +1,11 @@
 // What the ledger's verdicts do to the index, set-based (one statement for a whole batch): a
 // transaction accepted, mined, reorged out or failed. Each changed change-feed record takes a new
 // score. The order is the one docs/adr/0001 asks for: every row these functions update is locked
-// (in a fixed order) BEFORE the score is drawn, and the draw is the last step before the one
-// statement that writes the scored rows: a writer holding the score lock must never wait for a
+// (in a fixed order) BEFORE the score is drawn, and the draw is the statement that writes the
+// scored rows, the transaction's last: a writer holding the score lock must never wait for a
 // row lock, or it deadlocks with a submission that holds the row and waits for the score.
 import type { Queryable } from './db.js';
+import { SCORE_LOCK_KEY } from './score.js';
 
 export interface BlockPlace {
   readonly height: number;
@@ -104,28 +105,38 @@ export type RecordChange =
   | { readonly txid: string; readonly kind: 'unmined' | 'failed' };
 
 /**
- * Writes each changed record with its score (drawn just before, in the same order), and the
- * score into its address rows: one statement. Its outputs keep the score they were recorded
- * with (docs/adr/0003-outputs-keep-their-score.md).
+ * Takes the score lock, draws one score per changed record (strictly increasing in the order of
+ * `changes`) and writes each record with its score, and the score into its address rows: one
+ * statement, the last lock of the transaction (store/score.ts). The lock comes first inside the
+ * statement: every scored row is a change joined with the one row of `pg_advisory_xact_lock`, so
+ * no score is drawn before the lock is held. The statement's snapshot is older than the lock,
+ * which does not matter: the rows it updates are this transaction's, locked before (lockRecords,
+ * lockDependents), so no one else can have changed them. Outputs keep the score they were
+ * recorded with (docs/adr/0003-outputs-keep-their-score.md). Returns the scores.
  */
 export async function writeScoredRecords(
   tx: Queryable,
   changes: readonly RecordChange[],
-  scores: readonly bigint[],
   now: Date,
-): Promise<void> {
-  if (changes.length === 0) return;
-  if (scores.length !== changes.length) throw new Error('one score per changed record');
+): Promise<bigint[]> {
+  if (changes.length === 0) return [];
   const block = (c: RecordChange) =>
     c.kind === 'mined' ? c.block : { height: 0, idx: 0, hash: '', time: 0 };
-  await tx.query(
-    `WITH u AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::bigint[])
-                  AS u(txid, state, height, idx, hash, time, score)),
-          t AS (UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
-                       blk_time = u.time, score = u.score, updated_at = $1
-                  FROM u WHERE t.txid = u.txid RETURNING 1),
-          a AS (UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid RETURNING 1)
-     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM a) AS a`,
+  const rows = await tx.query<{ score: string }>(
+    `WITH u AS MATERIALIZED (
+       SELECT v.*, nextval('change_score_seq') AS score
+         FROM (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[])
+                        WITH ORDINALITY AS x(txid, state, height, idx, hash, time, ord)
+                ORDER BY ord) v
+        CROSS JOIN (SELECT pg_advisory_xact_lock($8::bigint)) AS score_lock
+     ), t AS (
+       UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
+              blk_time = u.time, score = u.score, updated_at = $1
+         FROM u WHERE t.txid = u.txid
+     ), a AS (
+       UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid
+     )
+     SELECT score::text AS score FROM u ORDER BY ord`,
     [
       now,
       changes.map((c) => c.txid),
@@ -134,7 +145,8 @@ export async function writeScoredRecords(
       changes.map((c) => block(c).idx),
       changes.map((c) => block(c).hash),
       changes.map((c) => String(block(c).time)),
-      scores.map(String),
+      String(SCORE_LOCK_KEY),
     ],
   );
+  return rows.map((r) => BigInt(r.score));
 }

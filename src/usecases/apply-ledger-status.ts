@@ -7,8 +7,8 @@
 // Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
 // (id order), then the records a plan may touch (txid order), then the address rows the scores
 // go into; write what carries no score (reservations, unwinding failed transactions, tickets,
-// callback events); draw one score per changed record for the whole batch; write the scored rows
-// in one statement; commit. Nothing after the draw waits for a row lock.
+// callback events); take the score lock, draw one score per changed record and write the scored
+// rows, all in one statement; commit. Nothing after the draw waits for a row lock.
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
@@ -22,7 +22,6 @@ import {
   unwindFailed,
   writeScoredRecords,
 } from '../store/feed-writes.js';
-import { nextScores } from '../store/score.js';
 import { SqlState, sqlStateOf } from '../store/sql-error.js';
 import {
   appendTicketEvents,
@@ -211,7 +210,6 @@ async function applyInTransaction(
   await unwindFailed(tx, failed);
   await writeTickets(tx, writes, now, poll);
   await appendTicketEvents(tx, events, now);
-  const scores = await nextScores(tx, changes.length);
-  await writeScoredRecords(tx, changes, scores, now);
+  await writeScoredRecords(tx, changes, now);
   return journal;
 }

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Queryable } from '../../src/store/db.js';
 import { insertScoredFeedRecords } from '../../src/store/feed-records.js';
+import { writeScoredRecords } from '../../src/store/feed-writes.js';
 import { lockScores, nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
@@ -130,52 +131,93 @@ describeOnEachDb('scores', (fresh) => {
   });
 });
 
-// insertScoredFeedRecords takes the score lock inside the statement that draws: a writer that
-// holds the lock without having drawn yet must make it wait before it draws, or it would commit
-// a lower score after the holder's higher one.
-describeOnEachDb('scores drawn inside the feed statement', { only: 'postgres' }, (fresh) => {
-  test('wait for the score lock before drawing', async () => {
-    const record = (txid: string) => ({
-      txid,
-      rawTx: new Uint8Array([1]),
-      senders: ['sender'],
-      receivers: ['receiver'],
-      outputs: [],
-      state: 'unconfirmed' as const,
-      now: new Date(),
-    });
-    const holder = newTxid();
-    const waiter = newTxid();
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let held!: () => void;
-    const locked = new Promise<void>((resolve) => {
-      held = resolve;
-    });
-    let holderScore = 0n;
-    const holding = fresh.db.transaction(async (tx) => {
-      await lockScores(tx); // held, nothing drawn yet
-      held();
-      await released;
-      [holderScore] = (await nextScores(tx, 1)) as [bigint];
-      await insertRecord(tx, holder, holderScore);
-    });
-    await locked;
-    let waiterDone = false;
-    const waiting = fresh.db
-      .transaction((other) => insertScoredFeedRecords(other, [record(waiter)]))
-      .finally(() => {
-        waiterDone = true;
-      });
-    await sleep(300);
-    const waitedWhileHeld = !waiterDone;
-    release(); // whatever the outcome, so that both transactions end
-    await holding;
-    const waiterScores = await waiting;
-    assert.ok(waitedWhileHeld, 'the second writer waits for the lock');
-    assert.equal(waiterScores.length, 1);
-    assert.ok(waiterScores[0]! > holderScore, `${waiterScores[0]} drawn after ${holderScore}`);
+// insertScoredFeedRecords (submissions) and writeScoredRecords (ledger verdicts) take the score
+// lock inside the statement that draws: a writer that holds the lock without having drawn yet
+// must make them wait before they draw, or they would commit a lower score after the holder's
+// higher one.
+describeOnEachDb('scores drawn inside the statement that writes them', { only: 'postgres' }, (fresh) => {
+  const record = (txid: string) => ({
+    txid,
+    rawTx: new Uint8Array([1]),
+    senders: ['sender'],
+    receivers: ['receiver'],
+    outputs: [],
+    state: 'unconfirmed' as const,
+    now: new Date(),
   });
+  const mined = (txid: string, idx: number) => ({
+    txid,
+    kind: 'mined' as const,
+    block: { height: 7, idx, hash: 'cd'.repeat(32), time: 1_700_000_000 },
+  });
+  const writers: [string, () => Promise<{ write: (tx: Queryable) => Promise<bigint[]>; txids: string[] }>][] =
+    [
+      [
+        'insertScoredFeedRecords',
+        async () => {
+          const txids = [newTxid(), newTxid()];
+          return { txids, write: (tx) => insertScoredFeedRecords(tx, txids.map(record)) };
+        },
+      ],
+      [
+        'writeScoredRecords',
+        async () => {
+          const txids = [newTxid(), newTxid()];
+          await fresh.db.transaction(async (tx) => {
+            for (const txid of txids) await insertRecord(tx, txid, (await nextScores(tx, 1))[0]!);
+          });
+          return {
+            txids,
+            write: (tx) => writeScoredRecords(tx, [mined(txids[0]!, 1), mined(txids[1]!, 2)], new Date()),
+          };
+        },
+      ],
+    ];
+  for (const [name, prepare] of writers) {
+    test(`${name} waits for the score lock before drawing, and draws in order`, async () => {
+      const { write, txids } = await prepare();
+      const holder = newTxid();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held!: () => void;
+      const locked = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      let holderScore = 0n;
+      const holding = fresh.db.transaction(async (tx) => {
+        await lockScores(tx); // held, nothing drawn yet
+        held();
+        await released;
+        [holderScore] = (await nextScores(tx, 1)) as [bigint];
+        await insertRecord(tx, holder, holderScore);
+      });
+      await locked;
+      let waiterDone = false;
+      const waiting = fresh.db
+        .transaction((other) => write(other))
+        .finally(() => {
+          waiterDone = true;
+        });
+      await sleep(300);
+      const waitedWhileHeld = !waiterDone;
+      release(); // whatever the outcome, so that both transactions end
+      await holding;
+      const scores = await waiting;
+      assert.ok(waitedWhileHeld, 'the second writer waits for the lock');
+      assert.equal(scores.length, 2);
+      assert.ok(scores[0]! > holderScore, `${scores[0]} drawn after ${holderScore}`);
+      assert.ok(scores[1]! > scores[0]!, 'in the order given');
+      const rows = await fresh.db.query<{ txid: string; score: string }>(
+        'SELECT txid, score::text AS score FROM transactions WHERE txid = ANY($1::text[]) ORDER BY score',
+        [txids],
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.txid, BigInt(r.score)]),
+        txids.map((txid, i) => [txid, scores[i]]),
+        'each record carries its drawn score',
+      );
+    });
+  }
 });
