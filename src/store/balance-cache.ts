@@ -1,18 +1,20 @@
 // Balances served from memory while the change feed has not moved. Every change that can move
 // a balance (a submission, a failure) writes a change-feed record with a new, higher score, so
-// `max(score)` of the feed is a version stamp of all balances. The stamp is read BEFORE the
-// balances: data read after it can only be newer than the stamp says, and a newer stamp
-// clears the cache, so a stale balance is never served. Safe with several instances: each
-// reads the shared stamp. On PGlite (one process, the only writer) the stamp is the count of
-// local writes, which needs no query.
+// `max(score)` of the feed is a version stamp of all balances. A balance is kept with the stamp
+// of the snapshot it was read in (stamp and balances come from one statement), and served only
+// while a later look at the stamp finds it unchanged, so a stale balance is never served. Safe
+// with several instances: each reads the shared stamp. On PGlite (one process, the only writer)
+// the stamp is the count of local writes, which needs no query.
+//
+// One round trip a read either way: while the feed stands still, a look at the stamp (the
+// balances come from memory); while it moves (the last look found it moved), the stamp and the
+// balances in one statement, without looking first.
 import type { Db } from './db.js';
-import { balances } from './wallet-queries.js';
+import { balances, balancesWithStamp } from './wallet-queries.js';
 
 export type BalanceReader = (addresses: readonly string[]) => Promise<Map<string, bigint>>;
 
-/** The stamp: the process-local write count where this process is the only writer, else max(score). */
-async function versionOf(db: Db): Promise<string> {
-  if (db.localWrites !== undefined) return `local:${db.localWrites()}`;
+async function stampOf(db: Db): Promise<string> {
   const rows = await db.query<{ v: string | null }>('SELECT max(score)::text AS v FROM transactions');
   return rows[0]?.v ?? '0';
 }
@@ -20,21 +22,43 @@ async function versionOf(db: Db): Promise<string> {
 export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader {
   let version: string | null = null;
   const cache = new Map<string, bigint>();
-  return async (addresses) => {
-    const current = await versionOf(db);
-    if (current !== version) {
+  /** The last look found the feed moved: read stamp and balances together without looking first. */
+  let moving = false;
+
+  const keep = (stamp: string, fresh: Map<string, bigint>) => {
+    if (stamp !== version) {
       cache.clear();
-      version = current;
+      version = stamp;
     }
-    const missing = addresses.filter((a) => !cache.has(a));
-    if (missing.length > 0) {
-      const fresh = await balances(db, missing);
-      if (version === current) {
-        if (cache.size + fresh.size > maxEntries) cache.clear();
-        for (const [address, amount] of fresh) cache.set(address, amount);
+    if (cache.size + fresh.size > maxEntries) cache.clear();
+    for (const [address, amount] of fresh) cache.set(address, amount);
+  };
+  const fromCache = (addresses: readonly string[]) => new Map(addresses.map((a) => [a, cache.get(a)!]));
+
+  if (db.localWrites !== undefined) {
+    const localWrites = db.localWrites;
+    return async (addresses) => {
+      const stamp = `local:${localWrites()}`;
+      if (stamp !== version) keep(stamp, new Map());
+      const missing = addresses.filter((a) => !cache.has(a));
+      if (missing.length > 0) {
+        const fresh = await balances(db, missing);
+        // Kept only if no local write came while reading.
+        if (`local:${localWrites()}` === stamp) keep(stamp, fresh);
+        return new Map(addresses.map((a) => [a, cache.get(a) ?? fresh.get(a) ?? 0n]));
       }
-      return new Map(addresses.map((a) => [a, cache.get(a) ?? fresh.get(a) ?? 0n]));
+      return fromCache(addresses);
+    };
+  }
+
+  return async (addresses) => {
+    if (!moving && version !== null && addresses.every((a) => cache.has(a))) {
+      if ((await stampOf(db)) === version) return fromCache(addresses);
+      moving = true;
     }
-    return new Map(addresses.map((a) => [a, cache.get(a)!]));
+    const read = await balancesWithStamp(db, addresses);
+    moving = version !== null && read.stamp !== version;
+    keep(read.stamp, read.balances);
+    return read.balances;
   };
 }

@@ -26,6 +26,28 @@ export async function balances(q: Queryable, addresses: readonly string[]): Prom
   return result;
 }
 
+/**
+ * The balances of `addresses` and the change feed's stamp (its highest score) read in one
+ * statement, so from one snapshot: the stamp says exactly which feed the balances belong to.
+ */
+export async function balancesWithStamp(
+  q: Queryable,
+  addresses: readonly string[],
+): Promise<{ stamp: string; balances: Map<string, bigint> }> {
+  const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
+  const rows = await q.query<{ stamp: string | null; owner: string | null; total: string | null }>(
+    `SELECT s.stamp, b.owner, b.total
+       FROM (SELECT max(score)::text AS stamp FROM transactions) s
+       LEFT JOIN (SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
+                   WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
+                   GROUP BY o.owner) b ON true`,
+    [[...result.keys()]],
+  );
+  for (const row of rows)
+    if (row.owner !== null && row.total !== null) result.set(row.owner, BigInt(row.total));
+  return { stamp: rows[0]?.stamp ?? '0', balances: result };
+}
+
 export interface UnspentOutput {
   readonly txid: string;
   readonly vout: number;
