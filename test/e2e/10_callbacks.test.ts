@@ -157,7 +157,8 @@ describe('a receiver down for the whole run of a transfer, and a restart in betw
   let ticket: string;
 
   before(async () => {
-    receiver = await startWebhookReceiver();
+    // Down, then back on its port: one no outgoing connection can take meanwhile.
+    receiver = await startWebhookReceiver(undefined, 'restartable');
     await receiver.down();
   });
   after(async () => {
