@@ -2,10 +2,10 @@
 // body), answers as a script says (status, headers, a delay, a held answer), can be stopped
 // and started again on the same port (a receiver that is down), and checks signatures with
 // the standardwebhooks package.
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { listenRestartable } from '../support/restartable-port.js';
 
 export interface ReceivedWebhook {
   readonly path: string;
@@ -40,25 +40,7 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/**
- * A port below the kernel's ephemeral range, free now. A receiver that goes down and comes back
- * on its port needs one: while it is down, a port of the ephemeral range can be taken by any
- * outgoing connection, even one to that very port (a TCP self-connect while nothing listens),
- * and the restart then fails with EADDRINUSE (seen once in CI).
- */
-export function restartablePort(): number {
-  let low = 32768;
-  try {
-    low =
-      Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
-  } catch {
-    // not Linux: the common default
-  }
-  const from = Math.max(10_000, low - 20_000);
-  return from + Math.floor(Math.random() * Math.max(1, low - from));
-}
-
-/** Listens on `port` (0: any), or, given 'restartable', on a free restartablePort(). */
+/** Listens on `port` (0: any), or, given 'restartable', on a port it can come back to (restartable-port.ts). */
 export async function startWebhookReceiver(
   script: Script = () => ({ status: 204 }),
   port: number | 'restartable' = 0,
@@ -99,15 +81,7 @@ export async function startWebhookReceiver(
     return (s.address() as AddressInfo).port;
   };
 
-  let actualPort = 0;
-  if (port !== 'restartable') actualPort = await listen(port);
-  for (let tries = 0; actualPort === 0; tries++) {
-    try {
-      actualPort = await listen(restartablePort());
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries >= 50) throw err;
-    }
-  }
+  const actualPort = port === 'restartable' ? await listenRestartable(listen) : await listen(port);
   const stop = async () => {
     const s = server;
     server = null;

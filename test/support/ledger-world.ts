@@ -8,6 +8,7 @@ import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { type ArcServer, startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { operatorKeyFlags, operatorOf } from './operator-world.js';
+import { listenRestartable } from './restartable-port.js';
 import { type ServiceInTemp, startServiceIn } from './service-in-temp.js';
 import { freshDatabase, testDatabaseUrl } from './test-databases.js';
 
@@ -74,7 +75,13 @@ export async function startLedger(
       };
     },
   });
-  let arc: ArcServer | null = await startArcServer({ devnet: recorded, host: '127.0.0.1' });
+  // Restarted on its port by the chaos suites: a port no retrying client can take meanwhile.
+  let arc: ArcServer | null = null;
+  await listenRestartable(async (port) => {
+    arc = await startArcServer({ devnet: recorded, host: '127.0.0.1', port });
+    return port;
+  });
+  if (arc === null) throw new Error('the ARC server did not start');
   const { url: arcUrl, port: arcPort } = arc;
   const coins = devnet
     .utxos()
