@@ -54,7 +54,8 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
   cancel(reason: Error): void {
     if (this.#done) return;
     this.#cancelled = reason;
-    this.#finish({ kind: 'failed', error: reason });
+    // Cut while the answer's body still came: the status counts, as for a body cut short.
+    this.#finish(this.#status === 0 ? { kind: 'failed', error: reason } : this.#answer());
     this.#controller?.abort(reason);
   }
 

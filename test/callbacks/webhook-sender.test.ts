@@ -128,6 +128,28 @@ describe('webhook sender', () => {
       while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
     };
 
+    it('by its deadline while the body still comes: the status counts', async () => {
+      const slow = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('accepted, more to come');
+      });
+      await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', () => resolve()));
+      const sender = createWebhookSender({ allow: LOOPBACK, timeoutMs: 400 });
+      try {
+        const result = await sender.send({
+          url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`,
+          ...message,
+        });
+        assert.equal(result.kind, 'answered');
+        assert.equal(result.kind === 'answered' && result.status, 200);
+        assert.equal(result.kind === 'answered' && result.excerpt, 'accepted, more to come');
+      } finally {
+        await sender.close();
+        slow.closeAllConnections();
+        await new Promise<void>((resolve) => slow.close(() => resolve()));
+      }
+    });
+
     it('by its deadline, also one waiting for the only connection', async () => {
       arrived = [];
       const sender = createWebhookSender({ allow: LOOPBACK, timeoutMs: 400, connectionsPerOrigin: 1 });
