@@ -69,6 +69,7 @@ class CappedAnswer implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
+    if (statusCode < 200) return; // informational: the answer is still to come
     this.#status = statusCode;
     this.#answeredAt = performance.now();
     const retryAfter = headers['retry-after'];
