@@ -34,9 +34,9 @@ const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARM
 const INSTANCES = (
   (process.env.BENCH_LOAD_INSTANCES ?? '1,2,4').split(',').map(Number) as (1 | 2 | 4)[]
 ).filter((n) => n === 1 || n === 2 || n === 4);
-/** Extra flags for every service process (e.g. to try a setting), split on spaces. */
 /** Where the PostgreSQL configurations' api and tracker+deliverer processes write CPU profiles. */
 const PROFILE = process.env.BENCH_LOAD_PROFILE;
+/** Extra flags for every service process (e.g. to try a setting), split on spaces. */
 const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const ENTRY = 'src/cli/entry.ts';
 const RUNNING_AT = /running at (http:\/\/\S+)/;

@@ -81,9 +81,16 @@ export async function prepare(
     // fundingLeaseMaxOutputs each until their leases lapse) count as available but cannot be
     // taken: the pool holds a margin for them.
     const wanted = funded + 200 + LEASED_ELSEWHERE;
-    const refill = { db, ledger: parts.ledger, fundingKey: keys.funding, feeRate: ctx.feeRate };
+    const refill = {
+      db,
+      ledger: parts.ledger,
+      fundingKey: keys.funding,
+      feeRate: ctx.feeRate,
+      now: ctx.now,
+      log: ctx.log,
+    };
     for (let i = 0; i < 50 && (await availableFundingCount(db)) < wanted; i++) {
-      const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, wanted);
+      const txid = await refillFundingPool(refill, wanted);
       if (txid === null) break;
     }
     // The mints below pay a larger fee than a transfer: each takes one of the pool's largest
@@ -93,7 +100,7 @@ export async function prepare(
     const mints = Math.ceil(funded / OUTPUTS_PER_MINT);
     for (let i = 0; i < 50 && (await freeFundingOutputs(db, largest)) < mints + 10; i++) {
       const force = (await availableFundingCount(db)) + 1;
-      const txid = await refillFundingPool({ ...refill, now: ctx.now, log: ctx.log }, force);
+      const txid = await refillFundingPool(refill, force);
       if (txid === null) break;
     }
     const ready = async () =>

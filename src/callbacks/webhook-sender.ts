@@ -123,7 +123,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const started = performance.now();
     const url = targetOf(req.url);
     if (typeof url === 'string') return { kind: 'refused', reason: url, latencyMs: 0 };
-    if (req.signal?.aborted === true) return { kind: 'aborted' };
+    if (aborted(req.signal)) return { kind: 'aborted' };
     const attempt = startAttempt(agent, {
       origin: url.origin,
       path: `${url.pathname}${url.search}`,

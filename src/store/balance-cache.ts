@@ -10,14 +10,9 @@
 // balances come from memory); while it moves (the last look found it moved), the stamp and the
 // balances in one statement, without looking first.
 import type { Db } from './db.js';
-import { balances, balancesWithStamp } from './wallet-queries.js';
+import { balances, balancesWithStamp, feedStamp } from './wallet-queries.js';
 
 export type BalanceReader = (addresses: readonly string[]) => Promise<Map<string, bigint>>;
-
-async function stampOf(db: Db): Promise<string> {
-  const rows = await db.query<{ v: string | null }>('SELECT max(score)::text AS v FROM transactions');
-  return rows[0]?.v ?? '0';
-}
 
 export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader {
   let version: string | null = null;
@@ -53,7 +48,7 @@ export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader
 
   return async (addresses) => {
     if (!moving && version !== null && addresses.every((a) => cache.has(a))) {
-      if ((await stampOf(db)) === version) return fromCache(addresses);
+      if ((await feedStamp(db)) === version) return fromCache(addresses);
       moving = true;
     }
     const read = await balancesWithStamp(db, addresses);

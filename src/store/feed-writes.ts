@@ -63,13 +63,22 @@ export async function lockDependents(tx: Queryable, changed: readonly string[]):
   );
 }
 
+/**
+ * The CTEs that release the reservations of the tickets whose ids `ids` (an SQL query) yields:
+ * their token inputs spent, no longer merely reserved, their funding outputs spent. Shared by
+ * releaseReservations and the tickets' write (ticket-writes.ts), which releases in its statement.
+ */
+export function releaseReservationsSql(ids: string): string {
+  return `released_inputs AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by IN (${ids}) RETURNING 1),
+          released_funding AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (${ids}) RETURNING 1)`;
+}
+
 /** The network accepted these tickets' transactions: their inputs are spent, no longer merely reserved. */
 export async function releaseReservations(tx: Queryable, ticketIds: readonly string[]): Promise<void> {
   if (ticketIds.length === 0) return;
   await tx.query(
-    `WITH t AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by = ANY($1::uuid[]) RETURNING 1),
-          f AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by = ANY($1::uuid[]) RETURNING 1)
-     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
+    `WITH ${releaseReservationsSql('SELECT unnest($1::uuid[])')}
+     SELECT (SELECT count(*) FROM released_inputs) AS t, (SELECT count(*) FROM released_funding) AS f`,
     [ticketIds],
   );
 }

@@ -6,6 +6,7 @@ import { type Ticket, type TicketJson, ticketJson } from '../domain/ticket.js';
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-state.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
+import { releaseReservationsSql } from './feed-writes.js';
 import { TICKET_COLUMNS, type TicketRecord, type TicketRow, ticketFromRow } from './ticket-row.js';
 
 /**
@@ -163,7 +164,7 @@ export interface TicketWrite {
 
 /**
  * Writes many tickets' statuses and schedules in one statement (lease released, failures reset),
- * with the reservations of those that left BROADCASTING (as releaseReservations does).
+ * with the reservations of those that left BROADCASTING (releaseReservationsSql, as releaseReservations does).
  */
 export async function writeTickets(
   tx: Queryable,
@@ -174,8 +175,7 @@ export async function writeTickets(
   if (writes.length === 0) return;
   await tx.query(
     `WITH released AS (SELECT id FROM unnest($3::uuid[], $10::int[]) AS r(id, release) WHERE release = 1),
-          t AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by IN (SELECT id FROM released)),
-          f AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (SELECT id FROM released))
+          ${releaseReservationsSql('SELECT id FROM released')}
      UPDATE tickets k
         SET status = u.status, status_rank = u.rank,
             errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,

@@ -12,16 +12,25 @@ export type SortOrder = 'asc' | 'desc';
 
 const SPENDABLE = "o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'";
 
+/** Each owner's spendable sum, for the owners in $1. */
+const SPENDABLE_SUMS = `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
+  WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
+  GROUP BY o.owner`;
+
+/** The change feed's stamp: its highest score (balance-cache.ts). */
+const FEED_STAMP = 'SELECT max(score)::text AS stamp FROM transactions';
+
+/** The change feed's stamp, '0' while it is empty. */
+export async function feedStamp(q: Queryable): Promise<string> {
+  const rows = await q.query<{ stamp: string | null }>(FEED_STAMP);
+  return rows[0]?.stamp ?? '0';
+}
+
 /** Spendable token amount of each address (every address present, 0n when it owns none). */
 export async function balances(q: Queryable, addresses: readonly string[]): Promise<Map<string, bigint>> {
   const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
   if (result.size === 0) return result;
-  const rows = await q.query<{ owner: string; total: string }>(
-    `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
-      WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
-      GROUP BY o.owner`,
-    [[...result.keys()]],
-  );
+  const rows = await q.query<{ owner: string; total: string }>(SPENDABLE_SUMS, [[...result.keys()]]);
   for (const row of rows) result.set(row.owner, BigInt(row.total));
   return result;
 }
@@ -36,11 +45,7 @@ export async function balancesWithStamp(
 ): Promise<{ stamp: string; balances: Map<string, bigint> }> {
   const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
   const rows = await q.query<{ stamp: string | null; owner: string | null; total: string | null }>(
-    `SELECT s.stamp, b.owner, b.total
-       FROM (SELECT max(score)::text AS stamp FROM transactions) s
-       LEFT JOIN (SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
-                   WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
-                   GROUP BY o.owner) b ON true`,
+    `SELECT s.stamp, b.owner, b.total FROM (${FEED_STAMP}) s LEFT JOIN (${SPENDABLE_SUMS}) b ON true`,
     [[...result.keys()]],
   );
   for (const row of rows)

@@ -76,12 +76,9 @@ export async function startLedger(
     },
   });
   // Restarted on its port by the chaos suites: a port no retrying client can take meanwhile.
-  let arc: ArcServer | null = null;
-  await listenRestartable(async (port) => {
-    arc = await startArcServer({ devnet: recorded, host: '127.0.0.1', port });
-    return port;
-  });
-  if (arc === null) throw new Error('the ARC server did not start');
+  let arc: ArcServer | null = await listenRestartable((port) =>
+    startArcServer({ devnet: recorded, host: '127.0.0.1', port }),
+  );
   const { url: arcUrl, port: arcPort } = arc;
   const coins = devnet
     .utxos()

@@ -17,14 +17,14 @@ function ephemeralLow(): number {
 }
 
 /** A random port below the ephemeral range (at most 20,000 below it, from 10,000 up). */
-export function restartablePort(): number {
+function restartablePort(): number {
   const low = ephemeralLow();
   const from = Math.max(10_000, low - 20_000);
   return from + Math.floor(Math.random() * Math.max(1, low - from));
 }
 
-/** Calls `listen` with restartable ports until one is free (EADDRINUSE: another try); its port. */
-export async function listenRestartable(listen: (port: number) => Promise<number>): Promise<number> {
+/** Calls `listen` with restartable ports until one is free (EADDRINUSE: another try); its answer. */
+export async function listenRestartable<T>(listen: (port: number) => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await listen(restartablePort());
