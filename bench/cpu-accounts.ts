@@ -9,6 +9,8 @@ export interface CpuSample {
   readonly at: number;
   /** CPU seconds per named group of processes. */
   readonly groups: ReadonlyMap<string, number>;
+  /** Of which in the kernel (system time: syscalls, loopback TCP), per group. */
+  readonly kernel: ReadonlyMap<string, number>;
   /** CPU seconds of the whole machine (all cores, busy time) and its cores' total time. */
   readonly machineBusy: number;
   readonly machineTotal: number;
@@ -17,13 +19,14 @@ export interface CpuSample {
 /** Named groups: each a test on a process's PID and command line. */
 export type Groups = Readonly<Record<string, (pid: number, cmdline: string) => boolean>>;
 
-function processSeconds(pid: number): number {
+/** User and system (kernel) CPU seconds of a process, 0 for one that is gone. */
+function processSeconds(pid: number): { user: number; kernel: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, kernel: Number(fields[12]) / TICKS_PER_SECOND };
   } catch {
-    return 0;
+    return { user: 0, kernel: 0 };
   }
 }
 
@@ -37,13 +40,16 @@ function cmdlineOf(pid: number): string {
 
 export function sampleCpu(groups: Groups): CpuSample {
   const sums = new Map<string, number>(Object.keys(groups).map((g) => [g, 0]));
+  const kernel = new Map<string, number>(Object.keys(groups).map((g) => [g, 0]));
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     const cmdline = cmdlineOf(pid);
     for (const [name, test] of Object.entries(groups)) {
       if (test(pid, cmdline)) {
-        sums.set(name, sums.get(name)! + processSeconds(pid));
+        const spent = processSeconds(pid);
+        sums.set(name, sums.get(name)! + spent.user + spent.kernel);
+        kernel.set(name, kernel.get(name)! + spent.kernel);
         break;
       }
     }
@@ -54,14 +60,16 @@ export function sampleCpu(groups: Groups): CpuSample {
   return {
     at: performance.now(),
     groups: sums,
+    kernel,
     machineBusy: (total - idle) / TICKS_PER_SECOND,
     machineTotal: total / TICKS_PER_SECOND,
   };
 }
 
 /**
- * One line: CPU milliseconds per transfer of each group between two samples, the rest of the
- * machine's busy time as `other`, and how busy the machine's cores were.
+ * One line: CPU milliseconds per transfer of each group between two samples (in brackets the
+ * part spent in the kernel), the rest of the machine's busy time as `other`, and how busy the
+ * machine's cores were.
  */
 export function describeCpu(
   before: CpuSample,
@@ -73,8 +81,10 @@ export function describeCpu(
   const parts: string[] = [];
   for (const [name, end] of after.groups) {
     const spent = end - (before.groups.get(name) ?? 0);
+    const inKernel = (after.kernel.get(name) ?? 0) - (before.kernel.get(name) ?? 0);
     grouped += spent;
-    parts.push(`${name} ${((spent * 1000) / transfers).toFixed(2)}`);
+    const perUnit = (seconds: number) => ((seconds * 1000) / transfers).toFixed(2);
+    parts.push(`${name} ${perUnit(spent)} (kernel ${perUnit(inKernel)})`);
   }
   const busy = after.machineBusy - before.machineBusy;
   parts.push(`other ${(((busy - grouped) * 1000) / transfers).toFixed(2)}`);

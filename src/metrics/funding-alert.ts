@@ -2,7 +2,7 @@
 // or absent): a warning in the logs naming the address to pay, at most once per `everyMs`.
 // Metrics carry the level (tokenproxy_funding_pool_outputs) for alerting rules.
 import type { Queryable } from '../store/db.js';
-import { availableFundingCount } from '../store/funding-pool.js';
+import { availableFundingUpTo } from '../store/funding-pool.js';
 
 export interface FundingAlertDeps {
   readonly db: Queryable;
@@ -18,7 +18,7 @@ export interface FundingAlertDeps {
 export function fundingAlert(deps: FundingAlertDeps): () => Promise<boolean> {
   let lastWarned = Number.NEGATIVE_INFINITY;
   return async () => {
-    const available = await availableFundingCount(deps.db);
+    const available = await availableFundingUpTo(deps.db, deps.lowWater);
     if (available >= deps.lowWater) return false;
     const now = deps.now();
     if (now - lastWarned < deps.everyMs) return false;

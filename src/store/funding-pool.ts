@@ -25,6 +25,19 @@ export async function availableFundingCount(q: Queryable): Promise<number> {
   return (await availableFunding(q)).outputs;
 }
 
+/**
+ * How many outputs are available, counted up to `limit` (the answer is min(available, limit)):
+ * for "is the pool below its low-water mark?", asked often, which must not scan a large pool.
+ */
+export async function availableFundingUpTo(q: Queryable, limit: number): Promise<number> {
+  if (limit <= 0) return 0;
+  const rows = await q.query<{ n: string }>(
+    `SELECT count(*) AS n FROM (SELECT 1 FROM funding_outputs WHERE state = 'available' LIMIT $1) AS up_to`,
+    [limit],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** The pool as the operator sees it. */
 export interface FundingPoolLevel {
   readonly available: number;

@@ -12,7 +12,7 @@ import { buildP2pkhScript } from '../domain/token-script.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db.js';
-import { addPoolOutputs, availableFundingCount } from '../store/funding-pool.js';
+import { addPoolOutputs, availableFundingUpTo } from '../store/funding-pool.js';
 import {
   addReserveOutputs,
   availableReserve,
@@ -57,7 +57,7 @@ export interface RefillDeps {
  * outputs `refused` (they were spent elsewhere, say) so that the next refill tries others.
  */
 export async function refillFundingPool(deps: RefillDeps, lowWater: number): Promise<string | null> {
-  if ((await availableFundingCount(deps.db)) >= lowWater) return null;
+  if ((await availableFundingUpTo(deps.db, lowWater)) >= lowWater) return null;
   const reserve = await availableReserve(deps.db);
   if (reserve.length === 0) return null;
   const rate = await deps.feeRate();

@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import type { Db } from '../../src/store/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
+import { availableFundingUpTo } from '../../src/store/funding-pool.js';
 import { type Submission, writeSubmissions } from '../../src/store/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
@@ -240,5 +241,28 @@ describeOnEachDb('submission batches', (fresh) => {
     );
     assert.ok(after.length > 0);
     assert.ok(after.some((o) => a.some((x) => x.txid === o.txid && x.vout === o.vout)));
+  });
+
+  it('a lease takes min(count, a quarter of the free outputs plus one), and the pool is counted up to a limit', async () => {
+    const freshPool = async (size: number) => {
+      await fresh.db.query("UPDATE funding_outputs SET state = 'spent' WHERE state = 'available'");
+      const txid = randomTxid();
+      await fresh.db.query(
+        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state)
+         SELECT $1, v, 500, '\\x76a9'::bytea, 'available' FROM generate_series(0, $2::int - 1) AS v`,
+        [txid, size],
+      );
+    };
+    // The free outputs are counted only up to 4 x count: around that bound the answer must not move.
+    for (const count of [1, 3, 9, 10, 11, 12, 100]) {
+      await freshPool(40);
+      const leased = await leaseFundingOutputs(fresh.db, { owner: `q${count}`, now, until }, count);
+      assert.equal(leased.length, Math.min(count, Math.floor(40 / 4) + 1), `lease of ${count} from 40 free`);
+    }
+    await freshPool(40);
+    assert.equal(await availableFundingUpTo(fresh.db, 10), 10);
+    assert.equal(await availableFundingUpTo(fresh.db, 40), 40);
+    assert.equal(await availableFundingUpTo(fresh.db, 100), 40);
+    assert.equal(await availableFundingUpTo(fresh.db, 0), 0);
   });
 });
