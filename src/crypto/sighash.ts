@@ -1,8 +1,7 @@
 // Signature hashes (BIP143 with FORKID, as BSV uses) for one input of a transaction.
-// The preimage is assembled here with node:crypto hashing and per-transaction caching of the
+// The preimage is assembled here with node:crypto hashing (crypto/hash.ts) and per-transaction caching of the
 // shared parts (hashPrevouts, hashSequence, hashOutputs); tests hold it byte-equal to
 // @bsv/sdk's TransactionSignature.formatBytes for every sighash type.
-import { createHash } from 'node:crypto';
 import type { Script, Transaction } from '@bsv/sdk';
 import { sha256d } from './hash.js';
 
@@ -85,9 +84,7 @@ function sourceTxid(input: Transaction['inputs'][number]): string {
 }
 
 function hashOf(parts: readonly Uint8Array[]): Uint8Array {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return new Uint8Array(createHash('sha256').update(h.digest()).digest());
+  return sha256d(Buffer.concat(parts));
 }
 
 function outputParts(o: Transaction['outputs'][number]): Uint8Array[] {

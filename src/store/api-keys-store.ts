@@ -3,8 +3,9 @@
 // (requests per window; null: the configured rateLimitPerKey). Each key has a Standard Webhooks signing
 // secret (`whsec_...`) for the callbacks of the tickets it submits, stored sealed under the
 // master key (crypto/secret-box.ts).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
+import { sha256 } from '../crypto/hash.js';
 import { isUuid, randomToken, uuidv7 } from '../crypto/random-id.js';
 import { openString, seal } from '../crypto/secret-box.js';
 import type { Queryable } from './db.js';
@@ -53,7 +54,7 @@ export function isApiKeyScope(value: unknown): value is ApiKeyScope {
 
 /** The stored form of a key: SHA-256 of its UTF-8 text. */
 export function apiKeyHash(rawKey: string): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(rawKey, 'utf8').digest());
+  return sha256(Buffer.from(rawKey, 'utf8'));
 }
 
 /** Known scopes only, each once, in canonical order. */

@@ -4,8 +4,8 @@
 // 8% of the api process's CPU under sustained transfers (bench:api, PostgreSQL + ARC). Here the
 // path of one transaction is read and walked to its root with node:crypto; a path of another
 // shape (a compound path, say) goes to MerklePath as before.
-import { createHash } from 'node:crypto';
 import { MerklePath } from '@bsv/sdk';
+import { sha256d } from '../../crypto/hash.js';
 
 interface Leaf {
   readonly flags: number;
@@ -71,14 +71,15 @@ function walkSinglePath(bumpHex: string, txid: string): number | null | undefine
   let index: number | undefined;
   for (const [offset, leaf] of levels[0]!) if (leaf.hash?.equals(own)) index = offset;
   if (index === undefined) return null;
-  let node = own;
+  let node: Buffer = own;
   for (let h = 0; h < treeHeight; h++) {
     const offset = index >> h;
     const sibling = levels[h]!.get(offset ^ 1);
     if (sibling === undefined) return undefined;
     const other = sibling.hash ?? node;
     const pair = (offset & 1) === 0 ? Buffer.concat([node, other]) : Buffer.concat([other, node]);
-    node = createHash('sha256').update(createHash('sha256').update(pair).digest()).digest();
+    const digest = sha256d(pair);
+    node = Buffer.from(digest.buffer, digest.byteOffset, digest.length);
   }
   return index;
 }
