@@ -1,12 +1,16 @@
 // HTTP to ARC with a timeout per attempt and retries with backoff (and jitter) on what may pass
 // on a later try: network errors, timeouts, 5xx and 429 (its Retry-After honoured). Each retry
 // sends the same request again, body byte for byte. After the last retry, or on 401/403 (a wrong
-// API key will not get better), it throws LedgerUnavailableError.
+// API key will not get better), it throws LedgerUnavailableError. An attempt has a deadline
+// of its own (its timer or the client's close() cut it through its own AbortController); the
+// exchange itself goes through a transport (arc-transport.ts: undici, or a given fetch).
 import { LedgerUnavailableError } from '../port.js';
+import { type ArcTransport, fetchTransport, undiciTransport } from './arc-transport.js';
 
 export interface ArcHttpOptions {
   readonly url: string;
   readonly apiKey?: string;
+  /** A fetch to talk to ARC through (tests); default: undici's request (arc-transport.ts). */
   readonly fetch?: typeof fetch;
   /** Per attempt. Default 10000 ms. */
   readonly timeoutMs?: number;
@@ -32,12 +36,18 @@ const MAX_DELAY_MS = 10_000;
 
 export class ArcHttpClient {
   private readonly base: string;
-  private readonly fetch: typeof fetch;
+  private readonly transport: ArcTransport;
   private readonly stop = new AbortController();
+  private readonly underWay = new Set<AbortController>();
+  private readonly headers: Readonly<Record<string, string>>;
 
   constructor(private readonly opts: ArcHttpOptions) {
     this.base = opts.url.replace(/\/+$/, '');
-    this.fetch = opts.fetch ?? globalThis.fetch;
+    this.transport = opts.fetch === undefined ? undiciTransport() : fetchTransport(opts.fetch);
+    this.headers = {
+      accept: 'application/json',
+      ...(opts.apiKey !== undefined && { authorization: `Bearer ${opts.apiKey}` }),
+    };
   }
 
   async request(method: 'GET' | 'POST', path: string, req: ArcRequest = {}): Promise<ArcReply> {
@@ -47,23 +57,13 @@ export class ArcHttpClient {
       if (this.stop.signal.aborted) break;
       let retryAfterMs = 0;
       try {
-        const res = await this.fetch(`${this.base}${path}`, {
-          method,
-          headers: {
-            accept: 'application/json',
-            ...(this.opts.apiKey !== undefined && { authorization: `Bearer ${this.opts.apiKey}` }),
-            ...req.headers,
-          },
-          ...(req.body !== undefined && { body: req.body }),
-          signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.opts.timeoutMs ?? 10_000)]),
-        });
-        const text = await res.text();
+        const res = await this.attempt(method, path, req);
         if (res.status === 401 || res.status === 403) {
           throw new LedgerUnavailableError(`ARC refused the API key (${res.status} on ${method} ${path})`);
         }
-        if (res.status < 500 && res.status !== 429) return { status: res.status, body: parseBody(text) };
+        if (res.status < 500 && res.status !== 429) return { status: res.status, body: parseBody(res.text) };
         lastProblem = `HTTP ${res.status}`;
-        retryAfterMs = retryAfter(res.headers.get('retry-after'));
+        retryAfterMs = retryAfter(res.retryAfter);
       } catch (err) {
         if (err instanceof LedgerUnavailableError) throw err;
         lastProblem = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -73,9 +73,33 @@ export class ArcHttpClient {
     throw new LedgerUnavailableError(`ARC at ${this.base} unavailable (${method} ${path}: ${lastProblem})`);
   }
 
-  /** Stops retries under way (they end with LedgerUnavailableError). */
+  /** Stops the attempts and retries under way (they end with LedgerUnavailableError). */
   close(): void {
     this.stop.abort();
+    for (const attempt of this.underWay) attempt.abort();
+    void this.transport.close().catch(() => undefined);
+  }
+
+  /**
+   * One attempt, cut by its deadline or by close(). The attempts under way are a set that close()
+   * cuts: no listener on the stop signal per attempt (many at once would trip Node's leak warning).
+   */
+  private async attempt(method: 'GET' | 'POST', path: string, req: ArcRequest) {
+    const cut = new AbortController();
+    const deadline = setTimeout(() => cut.abort(), this.opts.timeoutMs ?? 10_000);
+    this.underWay.add(cut);
+    try {
+      return await this.transport.send({
+        method,
+        url: `${this.base}${path}`,
+        headers: req.headers === undefined ? this.headers : { ...this.headers, ...req.headers },
+        ...(req.body !== undefined && { body: req.body }),
+        signal: cut.signal,
+      });
+    } finally {
+      clearTimeout(deadline);
+      this.underWay.delete(cut);
+    }
   }
 
   private backoff(attempt: number): number {
@@ -85,6 +109,7 @@ export class ArcHttpClient {
 
   /** Waits `ms`, or less when closed; the abort listener goes with the wait (one per retry would pile up). */
   private pause(ms: number): Promise<void> {
+    if (this.stop.signal.aborted) return Promise.resolve(); // closed during the attempt
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
