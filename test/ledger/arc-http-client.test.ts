@@ -47,9 +47,7 @@ describe('ArcHttpClient retries', () => {
 });
 
 /** A loopback server answering each request with `answer` (a never-settling one hangs it). */
-async function arcStandIn(
-  answer: (req: IncomingMessage, res: ServerResponse, n: number) => void,
-): Promise<{
+async function arcStandIn(answer: (req: IncomingMessage, res: ServerResponse, n: number) => void): Promise<{
   url: string;
   requests: { method: string; headers: IncomingMessage['headers']; body: string }[];
   close(): Promise<void>;
