@@ -13,7 +13,7 @@ export type SortOrder = 'asc' | 'desc';
 const SPENDABLE = "o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'";
 
 /** Each owner's spendable sum, for the owners in $1. */
-const SPENDABLE_SUMS = `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
+export const SPENDABLE_SUMS = `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
   WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
   GROUP BY o.owner`;
 
