@@ -50,19 +50,28 @@ function compact(v) {
 
 function two(n) { return String(n).padStart(2, '0'); }
 
-/** Tick times at a round step, labelled for the span (UTC). */
+/** Tick times at a round step, labelled for the span (UTC); at least two between whole seconds 1 s or more apart. */
 function timeTicks(t0, t1, count) {
   const span = Math.max(1, t1 - t0);
-  const step = TIME_STEPS.find((s) => span / s <= count) || 604800;
-  const out = [];
-  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+  let at = TIME_STEPS.findIndex((s) => span / s <= count);
+  if (at < 0) at = TIME_STEPS.length - 1;
+  const marks = (step) => {
+    const times = [];
+    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) times.push(t);
+    return times;
+  };
+  // Round times of the chosen step may fall only once in a short span (a second's data, or 150 s
+  // at a 120 s step): a finer step then, down to 1 s, so that the axis always shows two.
+  let times = marks(TIME_STEPS[at]);
+  while (times.length < 2 && at > 0) times = marks(TIME_STEPS[--at]);
+  const step = TIME_STEPS[at];
+  return times.map((t) => {
     const d = new Date(t * 1000);
     const hm = two(d.getUTCHours()) + ':' + two(d.getUTCMinutes());
     const day = two(d.getUTCMonth() + 1) + '-' + two(d.getUTCDate());
     const label = step >= 86400 ? day : span > 86400 ? day + ' ' + hm : step < 60 ? hm + ':' + two(d.getUTCSeconds()) : hm;
-    out.push({ t, label });
-  }
-  return out;
+    return { t, label };
+  });
 }
 
 /** The chart frame: axes, grid, labels; x(t) and y(v) map into it. */
@@ -73,7 +82,8 @@ function frame(opts) {
   const labels = dom.ticks.map((v) => (opts.tickFormat || compact)(v));
   const left = 8 + 6 * Math.max(...labels.map((l) => l.length));
   const right = 8, top = 8, bottom = 20;
-  const t0 = opts.t0, t1 = Math.max(opts.t1, opts.t0 + 1);
+  // Whole seconds at both ends: a span of at least 1 s then holds two whole-second ticks.
+  const t0 = Math.floor(opts.t0), t1 = Math.max(Math.ceil(opts.t1), t0 + 1);
   const x = (t) => left + ((t - t0) / (t1 - t0)) * (w - left - right);
   const y = (v) => h - bottom - ((v - dom.lo) / (dom.hi - dom.lo)) * (h - top - bottom);
   const node = svg('svg', { viewBox: '0 0 ' + w + ' ' + h, width: w, height: h, role: 'img', 'aria-label': opts.title,
