@@ -4,7 +4,7 @@
 // (store/score.ts) as the last step before insertFeedRecords, or let insertScoredFeedRecords
 // take the score lock and draw them inside the same statement; both inside their transaction.
 import type { Queryable, SqlValue } from './db.js';
-import { SCORE_LOCK_KEY } from './score.js';
+import { SCORE_DRAW, SCORE_LOCK_JOIN } from './score.js';
 
 export interface NewTokenOutput {
   readonly vout: number;
@@ -41,15 +41,9 @@ export async function insertFeedRecords(tx: Queryable, records: readonly FeedRec
 }
 
 /**
- * Takes the score lock, draws the records' scores and writes them: one statement (store/score.ts:
- * the lock is the transaction's last lock). Returns the scores, strictly increasing in the order
- * of `records`.
- *
- * The lock is taken inside the statement, before any score is drawn: every record row is the
- * records joined with the one row of `pg_advisory_xact_lock`, and a score is drawn as a joined
- * row is made, so no row (and no draw) exists before the lock is held. The statement's snapshot
- * is older than the lock, which does not matter here: it reads no table, it only inserts.
- * (One round trip less per batch than a separate lock statement.)
+ * Takes the score lock, draws the records' scores and writes them: one statement (store/score.ts,
+ * SCORE_LOCK_JOIN; it only inserts, so its snapshot's age does not matter). Returns the scores,
+ * strictly increasing in the order of `records`.
  */
 export async function insertScoredFeedRecords(
   tx: Queryable,
@@ -57,24 +51,17 @@ export async function insertScoredFeedRecords(
 ): Promise<bigint[]> {
   if (records.length === 0) return [];
   const params = feedInsertParams(records.map((r) => ({ ...r, score: 0n })));
-  const rows = await tx.query<{ score: string }>(
-    feedInsertSql("nextval('change_score_seq')", `$${params.length + 1}::bigint`),
-    [...params, String(SCORE_LOCK_KEY)],
-  );
+  const rows = await tx.query<{ score: string }>(feedInsertSql(SCORE_DRAW, true), params);
   return rows.map((r) => BigInt(r.score));
 }
 
 /**
  * The one statement: the records in their order with their scores (`scoreExpr`: given, or drawn
- * from the sequence one record after another, after the score lock `scoreLockKey` when given),
- * then the three tables written from them. Addresses are Base58 and outs are numbers: a comma
- * joins each list safely.
+ * one record after another after the score lock when `locked`), then the three tables written
+ * from them. Addresses are Base58 and outs are numbers: a comma joins each list safely.
  */
-function feedInsertSql(scoreExpr: string, scoreLockKey?: string): string {
-  const lock =
-    scoreLockKey === undefined
-      ? ''
-      : `\n        CROSS JOIN (SELECT pg_advisory_xact_lock(${scoreLockKey})) AS score_lock`;
+function feedInsertSql(scoreExpr: string, locked = false): string {
+  const lock = locked ? `\n        ${SCORE_LOCK_JOIN}` : '';
   return `WITH rec AS MATERIALIZED (
        SELECT u.*, ${scoreExpr} AS score
          FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],

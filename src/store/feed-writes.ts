@@ -5,7 +5,7 @@
 // scored rows, the transaction's last: a writer holding the score lock must never wait for a
 // row lock, or it deadlocks with a submission that holds the row and waits for the score.
 import type { Queryable } from './db.js';
-import { SCORE_LOCK_KEY } from './score.js';
+import { SCORE_DRAW, SCORE_LOCK_JOIN } from './score.js';
 
 export interface BlockPlace {
   readonly height: number;
@@ -116,12 +116,10 @@ export type RecordChange =
 /**
  * Takes the score lock, draws one score per changed record (strictly increasing in the order of
  * `changes`) and writes each record with its score, and the score into its address rows: one
- * statement, the last lock of the transaction (store/score.ts). The lock comes first inside the
- * statement: every scored row is a change joined with the one row of `pg_advisory_xact_lock`, so
- * no score is drawn before the lock is held. The statement's snapshot is older than the lock,
- * which does not matter: the rows it updates are this transaction's, locked before (lockRecords,
- * lockDependents), so no one else can have changed them. Outputs keep the score they were
- * recorded with (docs/adr/0003-outputs-keep-their-score.md). Returns the scores.
+ * statement, the last lock of the transaction (store/score.ts, SCORE_LOCK_JOIN). The rows it
+ * updates were locked before (lockRecords, lockDependents), so its snapshot's age does not matter.
+ * Outputs keep the score they were recorded with (docs/adr/0003-outputs-keep-their-score.md).
+ * Returns the scores.
  */
 export async function writeScoredRecords(
   tx: Queryable,
@@ -133,11 +131,11 @@ export async function writeScoredRecords(
     c.kind === 'mined' ? c.block : { height: 0, idx: 0, hash: '', time: 0 };
   const rows = await tx.query<{ score: string }>(
     `WITH u AS MATERIALIZED (
-       SELECT v.*, nextval('change_score_seq') AS score
+       SELECT v.*, ${SCORE_DRAW} AS score
          FROM (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[])
                         WITH ORDINALITY AS x(txid, state, height, idx, hash, time, ord)
                 ORDER BY ord) v
-        CROSS JOIN (SELECT pg_advisory_xact_lock($8::bigint)) AS score_lock
+        ${SCORE_LOCK_JOIN}
      ), t AS (
        UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
               blk_time = u.time, score = u.score, updated_at = $1
@@ -154,7 +152,6 @@ export async function writeScoredRecords(
       changes.map((c) => block(c).idx),
       changes.map((c) => block(c).hash),
       changes.map((c) => String(block(c).time)),
-      String(SCORE_LOCK_KEY),
     ],
   );
   return rows.map((r) => BigInt(r.score));

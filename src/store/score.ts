@@ -38,9 +38,21 @@ export async function nextScores(tx: Queryable, count: number): Promise<bigint[]
 }
 
 /**
- * Takes the score lock, held to commit: the draw that follows (nextScores, or a statement that
- * calls nextval('change_score_seq') itself, as store/feed-records.ts does) must come next.
+ * Takes the score lock, held to commit: the draw that follows (nextScores) must come next.
  */
 export async function lockScores(tx: Queryable): Promise<void> {
   await holdTransactionLock(tx, SCORE_LOCK_KEY);
 }
+
+/**
+ * For a statement that takes the score lock and draws its scores itself (one round trip less
+ * than lockScores + nextScores; store/feed-records.ts, store/feed-writes.ts): the rows to score,
+ * in their order, CROSS JOINed with SCORE_LOCK_JOIN, each drawing SCORE_DRAW. Every scored row is
+ * a row joined with the one row of `pg_advisory_xact_lock`, so no score is drawn before the lock
+ * is held. The statement's snapshot predates the lock: it may only insert rows, or update rows its
+ * transaction locked before. It is the transaction's last lock, as for nextScores.
+ */
+export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock(${SCORE_LOCK_KEY})) AS score_lock`;
+
+/** One new score, drawn as a row of a statement joined with SCORE_LOCK_JOIN is made. */
+export const SCORE_DRAW = "nextval('change_score_seq')";
