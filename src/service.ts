@@ -11,6 +11,7 @@ import { assertPortFree } from './process/port-check.js';
 import { type ApiRole, startApiRole } from './roles/api.js';
 import { startDelivererRole } from './roles/deliverer.js';
 import { startTrackerRole } from './roles/tracker.js';
+import { type BalanceFolder, startBalanceFolder } from './usecases/balance-folder.js';
 import { ADMIN_KEY_FILE, type AdminKeyNote, ensureAdminKey } from './usecases/first-admin-key.js';
 
 export { ADMIN_KEY_FILE, ADMIN_KEY_LOCK, type AdminKeyNote } from './usecases/first-admin-key.js';
@@ -48,9 +49,10 @@ export async function startService(
   let tracker: Started | null = null;
   let deliverer: Deliverer | null = null;
   let api: ApiRole | null = null;
+  let balanceFolder: BalanceFolder | null = null;
   // The api first (no more transfers), then the tracker, then the deliverer.
   const stopRoles = async () => {
-    for (const role of [api, tracker, deliverer])
+    for (const role of [api, tracker, deliverer, balanceFolder])
       await role?.stop().catch((err) => logger.error({ err }, 'stopping a role failed'));
   };
   const closeParts = async () => {
@@ -66,6 +68,8 @@ export async function startService(
     });
     registerServiceGauges(parts.metrics, { db, log: logger });
     // The 'devnet' role has no starter: the embedded devnet mines wherever arcUrl is absent.
+    // Balances kept per address: the writers' and readers' processes fold their changes.
+    if (runs('api') || runs('tracker')) balanceFolder = startBalanceFolder({ db, log: logger });
     if (runs('tracker')) tracker = await startTrackerRole(parts);
     if (runs('deliverer')) deliverer = startDelivererRole(parts);
     if (runs('api')) api = await startApiRole(parts, version);

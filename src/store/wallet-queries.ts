@@ -1,21 +1,17 @@
 // What a wallet reads: balances, spendable outputs, outputs by outpoint (for transfer
 // validation), the token's supply and the holders' redemptions.
 //
-// An output is spendable when no transaction spends it, no live ticket reserves it, and
-// it is not a burn (`op = 'burn'` outputs are never spendable). A submitted transfer marks
-// its inputs spent and reserved and inserts its outputs at once, so the sum of spendable
-// outputs is the balance the contract asks for ("a wallet sees its change at once").
+// An output is spendable (store/spendable.ts) when no transaction spends it, no live ticket
+// reserves it, and it is not a burn. A submitted transfer marks its inputs spent and reserved
+// and inserts its outputs at once, so the spendable sum is the balance the contract asks for
+// ("a wallet sees its change at once"). Balances are kept per address as outputs change
+// (store/address-balances.ts), so reading one does not sum the owner's outputs.
+import { KEPT_BALANCES } from './address-balances.js';
 import type { Queryable } from './db.js';
+import { SPENDABLE } from './spendable.js';
 
 export type TokenOp = 'deploy+mint' | 'transfer' | 'burn';
 export type SortOrder = 'asc' | 'desc';
-
-const SPENDABLE = "o.spent_by IS NULL AND o.reserved_by IS NULL AND o.op <> 'burn'";
-
-/** Each owner's spendable sum, for the owners in $1. */
-export const SPENDABLE_SUMS = `SELECT o.owner, sum(o.amount) AS total FROM token_outputs o
-  WHERE o.owner = ANY($1::text[]) AND ${SPENDABLE}
-  GROUP BY o.owner`;
 
 /** The change feed's stamp: its highest score (balance-cache.ts). */
 const FEED_STAMP = 'SELECT max(score)::text AS stamp FROM transactions';
@@ -30,7 +26,7 @@ export async function feedStamp(q: Queryable): Promise<string> {
 export async function balances(q: Queryable, addresses: readonly string[]): Promise<Map<string, bigint>> {
   const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
   if (result.size === 0) return result;
-  const rows = await q.query<{ owner: string; total: string }>(SPENDABLE_SUMS, [[...result.keys()]]);
+  const rows = await q.query<{ owner: string; total: string }>(KEPT_BALANCES, [[...result.keys()]]);
   for (const row of rows) result.set(row.owner, BigInt(row.total));
   return result;
 }
@@ -45,7 +41,7 @@ export async function balancesWithStamp(
 ): Promise<{ stamp: string; balances: Map<string, bigint> }> {
   const result = new Map<string, bigint>(addresses.map((a) => [a, 0n]));
   const rows = await q.query<{ stamp: string | null; owner: string | null; total: string | null }>(
-    `SELECT s.stamp, b.owner, b.total FROM (${FEED_STAMP}) s LEFT JOIN (${SPENDABLE_SUMS}) b ON true`,
+    `SELECT s.stamp, b.owner, b.total FROM (${FEED_STAMP}) s LEFT JOIN (${KEPT_BALANCES}) b ON true`,
     [[...result.keys()]],
   );
   for (const row of rows)

@@ -15,6 +15,8 @@ import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const EXPECTED_TABLES = [
+  'address_balance_changes',
+  'address_balances',
   'address_freeze_events',
   'address_freezes',
   'api_keys',

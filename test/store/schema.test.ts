@@ -7,7 +7,7 @@ import { before, test } from 'node:test';
 import type { Db, Queryable, SqlValue } from '../../src/store/db.js';
 import { nextScores } from '../../src/store/score.js';
 import { SqlState, sqlStateOf } from '../../src/store/sql-error.js';
-import { SPENDABLE_SUMS } from '../../src/store/wallet-queries.js';
+import { SPENDABLE_SUMS } from '../../src/store/spendable.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const TXID_A = 'a'.repeat(64);

@@ -1,0 +1,274 @@
+// Balances kept per address (migration 012): whatever writes token_outputs, the kept balance
+// (address_balances plus pending changes) equals the sum of the owner's spendable outputs,
+// before and after folds; the opening balances of a database made before 012 are right; on
+// PostgreSQL, writers of several connections touching shared owners in opposite orders never
+// deadlock and lose no change while folds run beside them.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import {
+  balanceChangesPending,
+  foldBalanceChanges,
+  keptBalanceDrift,
+} from '../../src/store/address-balances.js';
+import type { Db, Queryable } from '../../src/store/db.js';
+import { migrate, migrationsDir } from '../../src/store/migrate.js';
+import { openPostgresDb } from '../../src/store/postgres-db.js';
+import { SPENDABLE_SUMS } from '../../src/store/spendable.js';
+import { balances } from '../../src/store/wallet-queries.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { randomTxid, releaseReservation, seedTicket, seedTransaction } from '../support/seed-store.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
+
+const OWNERS = ['ann', 'bob', 'cat', 'dan', 'eve'];
+
+/** The owners' balances summed from their outputs, the way balances were read before 012. */
+async function summed(q: Queryable, owners: readonly string[]): Promise<Map<string, bigint>> {
+  const result = new Map(owners.map((o) => [o, 0n]));
+  for (const row of await q.query<{ owner: string; total: string }>(SPENDABLE_SUMS, [owners]))
+    result.set(row.owner, BigInt(row.total));
+  return result;
+}
+
+/** A small deterministic generator, so a failing history can be replayed. */
+function lcg(seed: number): (n: number) => number {
+  let x = seed >>> 0;
+  return (n) => {
+    x = (Math.imul(x, 1_664_525) + 1_013_904_223) >>> 0;
+    return x % n;
+  };
+}
+
+describeOnEachDb('balances kept per address', (fresh) => {
+  test('a random history of spends, reservations, failures, burns and folds: kept = summed at every step', async () => {
+    const db = fresh.db;
+    const pick = lcg(20_261_126);
+    const spendable: string[] = []; // outpoints the history may spend
+    const amountOf = new Map<string, bigint>();
+    const genesis = await seedTransaction(db, {
+      senders: [],
+      outputs: OWNERS.map((owner, i) => ({ owner, amount: 2n ** 70n + BigInt(i) })),
+    });
+    spendable.push(...genesis.outpoints);
+    let folds = 0;
+    for (let step = 0; step < 60; step++) {
+      const kind = pick(6);
+      if (kind === 5) {
+        folds += (await foldBalanceChanges(db)) > 0 ? 1 : 0;
+      } else if (spendable.length > 0) {
+        const input = spendable.splice(pick(spendable.length), 1)[0]!;
+        const ticket = kind >= 2 ? await seedTicket(db, { status: 'BROADCASTING' }) : undefined;
+        const outputs = [
+          { owner: OWNERS[pick(OWNERS.length)]!, amount: BigInt(1 + pick(1_000)), op: 'transfer' as const },
+          {
+            owner: OWNERS[pick(OWNERS.length)]!,
+            amount: BigInt(pick(3)),
+            op: pick(4) === 0 ? ('burn' as const) : ('transfer' as const),
+          },
+        ];
+        const t = await seedTransaction(db, {
+          spends: [input],
+          ...(ticket === undefined ? {} : { ticketId: ticket }),
+          outputs: [...outputs],
+        });
+        if (kind === 3 && ticket !== undefined) {
+          // Failed: its inputs released, its outputs deleted (the verdicts' write).
+          await db.query(
+            'UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL WHERE reserved_by = $1',
+            [ticket],
+          );
+          await db.query('DELETE FROM transactions WHERE txid = $1', [t.txid]); // cascades to its outputs
+          spendable.push(input);
+        } else {
+          if (kind === 4 && ticket !== undefined) await releaseReservation(db, ticket); // mined
+          t.outpoints.forEach((o, i) => {
+            if (outputs[i]!.op !== 'burn') spendable.push(o);
+            amountOf.set(o, outputs[i]!.amount);
+          });
+        }
+      }
+      assert.deepStrictEqual(await balances(db, OWNERS), await summed(db, OWNERS), `step ${step}`);
+      assert.deepStrictEqual(await keptBalanceDrift(db), [], `step ${step}`);
+    }
+    assert.ok(folds >= 3, `folds ran (${folds})`);
+    await foldBalanceChanges(db);
+    assert.equal(await balanceChangesPending(db), false, 'a fold leaves nothing pending');
+    assert.deepStrictEqual(await balances(db, OWNERS), await summed(db, OWNERS));
+  });
+
+  test('a fold moves every pending change and no balance moves with it', async () => {
+    const db = fresh.db;
+    await seedTransaction(db, { senders: [], outputs: [{ owner: 'fold-me', amount: 7n }] });
+    await seedTransaction(db, { senders: [], outputs: [{ owner: 'fold-me', amount: 5n }] });
+    assert.equal(await balanceChangesPending(db), true);
+    const before = await balances(db, ['fold-me']);
+    assert.ok((await foldBalanceChanges(db)) >= 2);
+    assert.equal(await balanceChangesPending(db), false);
+    assert.deepStrictEqual(await balances(db, ['fold-me']), before);
+    assert.deepStrictEqual(before, new Map([['fold-me', 12n]]));
+    const [row] = await db.query<{ balance: string }>(
+      "SELECT balance::text AS balance FROM address_balances WHERE owner = 'fold-me'",
+    );
+    assert.equal(row?.balance, '12');
+    assert.equal(await foldBalanceChanges(db), 0, 'nothing left to move');
+  });
+
+  test('the audit check sees a change written around the triggers', async () => {
+    const db = fresh.db;
+    await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('ghost', 5)");
+    assert.deepStrictEqual(await keptBalanceDrift(db), [{ address: 'ghost', kept: 5n, summed: 0n }]);
+    await db.query("DELETE FROM address_balance_changes WHERE owner = 'ghost'");
+    assert.deepStrictEqual(await keptBalanceDrift(db), []);
+  });
+});
+
+describeOnEachDb('migration 012', { migrate: false }, (fresh) => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tokenproxy-migrations-'));
+    for (const name of readdirSync(migrationsDir()))
+      if (name.endsWith('.sql') && name < '012') copyFileSync(join(migrationsDir(), name), join(dir, name));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("opening balances: each owner's spendable sum when 012 is applied", async () => {
+    const db = fresh.db;
+    await migrate(db, { dir });
+    const genesis = await seedTransaction(db, {
+      senders: [],
+      outputs: [
+        { owner: 'ann', amount: 100n },
+        { owner: 'bob', amount: 2n ** 80n },
+        { owner: 'ann', amount: 3n, op: 'burn' },
+      ],
+    });
+    const ticket = await seedTicket(db, { status: 'BROADCASTING' });
+    await seedTransaction(db, {
+      spends: [genesis.outpoints[0]!],
+      ticketId: ticket,
+      outputs: [
+        { owner: 'cat', amount: 60n },
+        { owner: 'ann', amount: 40n },
+      ],
+    });
+    assert.deepStrictEqual((await migrate(db)).applied, ['012_address_balances']);
+    const rows = await db.query<{ owner: string; balance: string }>(
+      'SELECT owner, balance::text AS balance FROM address_balances ORDER BY owner',
+    );
+    assert.deepStrictEqual(rows, [
+      { owner: 'ann', balance: '40' },
+      { owner: 'bob', balance: (2n ** 80n).toString() },
+      { owner: 'cat', balance: '60' },
+    ]);
+    assert.equal(await balanceChangesPending(db), false);
+    assert.deepStrictEqual(await keptBalanceDrift(db), []);
+  });
+});
+
+describeOnEachDb('balances kept per address, several connections', { only: 'postgres' }, (fresh) => {
+  const WRITERS = 4;
+  const EACH = 25;
+  let pools: Db[] = [];
+  before(async () => {
+    pools = await Promise.all(
+      Array.from({ length: WRITERS }, () =>
+        openPostgresDb(testDatabaseUrl!, { schema: fresh.schema!, max: 2 }),
+      ),
+    );
+  });
+  after(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+  });
+
+  let score = 10_000_000n;
+  /** A transaction record (no score lock: the writers must be free to interleave). */
+  const record = async (tx: Queryable, txid: string) =>
+    tx.query(
+      `INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time, score)
+       VALUES ($1, $2, '{}', '{}', '{}', 'unconfirmed', 0, 0, '', 0, $3)`,
+      [txid, new Uint8Array(randomBytes(40)), ++score],
+    );
+  const output = (tx: Queryable, txid: string, vout: number, owner: string, amount: bigint) =>
+    tx.query(
+      `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, score)
+       VALUES ($1, $2, $3, $4, 'transfer', '\\x76a9', 1, 0)`,
+      [txid, vout, owner, amount],
+    );
+
+  test('writers touching shared owners in opposite orders, folds beside them: no deadlock, nothing lost', async () => {
+    // Each writer spends outputs of its own and pays the two shared owners, one statement each,
+    // in an order that alternates, pausing between them: balance rows updated in place would
+    // take their locks in opposite orders and deadlock.
+    const own: string[][] = [];
+    for (let w = 0; w < WRITERS; w++) {
+      const txid = randomTxid();
+      await record(fresh.db, txid);
+      for (let i = 0; i < EACH; i++) await output(fresh.db, txid, i, `writer-${w}`, 10n);
+      own.push(Array.from({ length: EACH }, (_, i) => `${txid}_${i}`));
+    }
+    const shared = ['shared-x', 'shared-y'];
+    const paid = new Map(shared.map((o) => [o, 0n]));
+    let folding = true;
+    const folds = (async () => {
+      let moved = 0;
+      for (let turn = 0; folding; turn++) {
+        moved += await foldBalanceChanges(pools[turn % WRITERS]!);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      return moved;
+    })();
+    try {
+      await Promise.all(
+        pools.map((pool, w) =>
+          (async () => {
+            for (let i = 0; i < EACH; i++) {
+              const [inTxid, inVout] = own[w]![i]!.split('_');
+              const txid = randomTxid();
+              const order = (w + i) % 2 === 0 ? shared : [...shared].reverse();
+              paid.set(order[0]!, paid.get(order[0]!)! + 4n);
+              paid.set(order[1]!, paid.get(order[1]!)! + 6n);
+              await pool.transaction(async (tx) => {
+                await record(tx, txid);
+                await tx.query('UPDATE token_outputs SET spent_by = $3 WHERE txid = $1 AND vout = $2', [
+                  inTxid!,
+                  Number(inVout),
+                  txid,
+                ]);
+                await output(tx, txid, 0, order[0]!, 4n);
+                await tx.query('SELECT pg_sleep(0.002)');
+                await output(tx, txid, 1, order[1]!, 6n);
+              });
+            }
+          })(),
+        ),
+      );
+    } finally {
+      folding = false;
+      await folds.catch(() => 0);
+    }
+    const moved = await folds;
+    assert.ok(moved > 0, 'folds ran while the writers wrote');
+    const owners = [...shared, ...Array.from({ length: WRITERS }, (_, w) => `writer-${w}`)];
+    const expected = new Map(owners.map((o) => [o, paid.get(o) ?? 0n]));
+    assert.deepStrictEqual(await balances(fresh.db, owners), expected);
+    assert.deepStrictEqual(await keptBalanceDrift(fresh.db), []);
+  });
+
+  test('two folds at once: one takes the turn, every change is moved once', async () => {
+    for (let i = 0; i < 20; i++) {
+      const txid = randomTxid();
+      await record(fresh.db, txid);
+      await output(fresh.db, txid, 0, 'twice', 1n);
+    }
+    const before = await balances(fresh.db, ['twice']);
+    const moved = await Promise.all(pools.map((p) => foldBalanceChanges(p)));
+    assert.ok(moved.reduce((a, b) => a + b, 0) >= 20);
+    assert.deepStrictEqual(await balances(fresh.db, ['twice']), before);
+    assert.deepStrictEqual(before, new Map([['twice', 20n]]));
+    assert.deepStrictEqual(await keptBalanceDrift(fresh.db), []);
+  });
+});
