@@ -8,9 +8,12 @@ const spec: CommandSpec = {
   name: 'audit',
   usage: `audit
 prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
-        "outputDifferences", "failedOnLedger"}; supply splits {"circulating", "treasury", "burned",
-        "redeemed"}; failedOnLedger: failed transactions the ledger holds anyway {"txid", "status", "height"}
-exits 1 when the index and the transactions differ, or a failed transaction is on the ledger`,
+        "outputDifferences", "keptBalanceDifferences", "failedOnLedger"}; supply splits {"circulating",
+        "treasury", "burned", "redeemed"}; keptBalanceDifferences: kept balances unlike the index's sums
+        {"address", "kept", "summed"}; failedOnLedger: failed transactions the ledger holds anyway
+        {"txid", "status", "height"}
+exits 1 when the index and the transactions differ, a kept balance differs from the index, or a
+failed transaction is on the ledger`,
   options: {},
 };
 

@@ -1,6 +1,7 @@
 // `tokenproxy audit`: recompute token outputs, balances and supply from the raw bytes of the
 // change feed's transactions (failed ones left out, as the index leaves them out) and
-// compare with the token_outputs index. Any difference is reported.
+// compare with the token_outputs index; and compare the balances kept per address (what
+// `POST /v2/balance` answers) with the index's sums. Any difference is reported.
 import {
   type AuditDifference,
   type AuditOutput,
@@ -12,6 +13,7 @@ import {
   supplyOf,
 } from '../domain/ledger-audit.js';
 import type { Ledger, TxStatus } from '../ledger/port.js';
+import { type BalanceDrift, keptBalanceDrift } from '../store/address-balances.js';
 import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../store/audit-reads.js';
 import type { Queryable } from '../store/db.js';
 
@@ -32,6 +34,8 @@ export interface AuditReport {
     readonly recomputed: bigint;
   }[];
   readonly outputDifferences: readonly AuditDifference[];
+  /** Kept balances (what wallets are answered) that differ from the sum of the index's outputs. */
+  readonly keptBalanceDifferences: readonly BalanceDrift[];
   /** Failed transactions the ledger holds after all (asked only when a ledger is given). */
   readonly failedOnLedger: readonly FailedOnLedger[];
   readonly ok: boolean;
@@ -59,6 +63,7 @@ export async function auditLedger(
   const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
     (k) => supply.index[k] === supply.recomputed[k],
   );
+  const keptBalanceDifferences = await keptBalanceDrift(db);
   const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
   return {
     transactions: txs.length,
@@ -66,10 +71,12 @@ export async function auditLedger(
     supply,
     balanceDifferences,
     outputDifferences,
+    keptBalanceDifferences,
     failedOnLedger,
     ok:
       outputDifferences.length === 0 &&
       balanceDifferences.length === 0 &&
+      keptBalanceDifferences.length === 0 &&
       sameSupply &&
       failedOnLedger.length === 0,
   };

@@ -40,6 +40,7 @@ interface Audit {
   supply: { index: Split; recomputed: Split };
   outputDifferences: { outpoint: string; field: string; index: string; recomputed: string }[];
   balanceDifferences: unknown[];
+  keptBalanceDifferences: { address: string; kept: Amount; summed: Amount }[];
 }
 
 describe('supply and funding (CLI e2e)', () => {
@@ -174,11 +175,38 @@ describe('supply and funding (CLI e2e)', () => {
         [[`${row.txid}_${row.vout}`, 'amount']],
       );
       assert.equal(report.balanceDifferences.length, 1);
+      assert.deepEqual(
+        report.keptBalanceDifferences,
+        [],
+        'the kept balances follow the outputs, tampered or not',
+      );
     } finally {
       await t.service.parts.db.query(
         'UPDATE token_outputs SET amount = amount - 7 WHERE txid = $1 AND vout = $2',
         [row.txid, row.vout],
       );
     }
+  });
+
+  it('a kept balance unlike its outputs is reported and audit exits 1', async () => {
+    const db = t.service.parts.db;
+    await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('1Ghost', 9)");
+    try {
+      const { run, report } = await audit();
+      assert.equal(run.code, 1);
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.outputDifferences, []);
+      assert.deepEqual(report.keptBalanceDifferences, [
+        {
+          address: '1Ghost',
+          kept: { atomic: 9, tokens: report.keptBalanceDifferences[0]!.kept.tokens },
+          summed: { atomic: 0, tokens: report.keptBalanceDifferences[0]!.summed.tokens },
+        },
+      ]);
+    } finally {
+      // A change of its own undoes it, whether the service's folder moved the first one or not.
+      await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('1Ghost', -9)");
+    }
+    assert.equal((await audit()).report.ok, true);
   });
 });

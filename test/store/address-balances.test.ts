@@ -5,7 +5,7 @@
 // deadlock and lose no change while folds run beside them.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -123,6 +123,26 @@ describeOnEachDb('balances kept per address', (fresh) => {
     assert.deepStrictEqual(await keptBalanceDrift(db), [{ address: 'ghost', kept: 5n, summed: 0n }]);
     await db.query("DELETE FROM address_balance_changes WHERE owner = 'ghost'");
     assert.deepStrictEqual(await keptBalanceDrift(db), []);
+  });
+
+  test("docs/operations.md's rebuild of the kept balances mends a drift", async () => {
+    const db = fresh.db;
+    const docs = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const rebuild = /To rebuild the kept\sbalances[\s\S]*?```sql\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    assert.ok(rebuild?.includes('INSERT INTO address_balances'), 'the rebuild is in the docs');
+    await seedTransaction(db, { senders: [], outputs: [{ owner: 'mended', amount: 11n }] });
+    await db.query("INSERT INTO address_balances (owner, balance) VALUES ('ghost-2', 3)");
+    await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('mended', 1)");
+    assert.equal((await keptBalanceDrift(db)).length, 2);
+    await db.query(rebuild);
+    assert.deepStrictEqual(await keptBalanceDrift(db), []);
+    assert.deepStrictEqual(
+      await balances(db, ['mended', 'ghost-2']),
+      new Map([
+        ['mended', 11n],
+        ['ghost-2', 0n],
+      ]),
+    );
   });
 });
 

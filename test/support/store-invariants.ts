@@ -2,9 +2,13 @@
 // index whatever happened to the process, the database or the ledger.
 import assert from 'node:assert/strict';
 import { Transaction } from '@bsv/sdk';
+import { keptBalanceDrift } from '../../src/store/address-balances.js';
 import type { Db } from '../../src/store/db.js';
 
-/** Each output is spent by the one live transaction that spends it, or by none; nothing stays reserved. */
+/**
+ * Each output is spent by the one live transaction that spends it, or by none; nothing stays
+ * reserved; every kept balance is its owner's spendable sum.
+ */
 export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
   const live = await db.query<{ txid: string; raw_tx: Uint8Array }>(
     "SELECT txid, raw_tx FROM transactions WHERE state <> 'failed'",
@@ -43,4 +47,5 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
     if (f.state === 'available')
       assert.equal(spentBy.get(outpoint), undefined, `funding output ${outpoint} available yet spent`);
   }
+  assert.deepStrictEqual(await keptBalanceDrift(db), [], 'kept balances and the outputs disagree');
 }

@@ -98,6 +98,10 @@ const Audit = Type.Object({
       recomputed: Type.String(),
     }),
   ),
+  keptBalanceDifferences: Type.Array(Type.Object({ address: Type.String(), kept: Amount, summed: Amount }), {
+    description:
+      'Balances kept per address (what POST /v2/balance answers) that differ from the sum of the index outputs.',
+  }),
   failedOnLedger: Type.Array(
     Type.Object({
       txid: Type.String(),
@@ -234,6 +238,11 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
             recomputed: amountJson(d.recomputed),
           })),
           outputDifferences: report.outputDifferences.map((d) => ({ ...d })),
+          keptBalanceDifferences: report.keptBalanceDifferences.map((d) => ({
+            address: d.address,
+            kept: amountJson(d.kept),
+            summed: amountJson(d.summed),
+          })),
           failedOnLedger: report.failedOnLedger.map((d) => ({ ...d })),
         };
       },
