@@ -9,7 +9,7 @@
 // turning order), each measurement with wallets of its own; each figure is the median round. Prints throughput (and its ratio to the baseline), p50/p99 latency per kind, and the
 // scaling efficiency throughput(N) / (N x throughput(1)). Every process it starts is stopped by
 // its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
-// Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (3), BENCH_LOAD_ROUNDS (3),
+// Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (10), BENCH_LOAD_ROUNDS (3),
 // BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement),
 // BENCH_LOAD_INSTANCES (1,2,4), BENCH_SERVICE_FLAGS (extra flags of every service process),
 // BENCH_LOAD_PROFILE (a directory: CPU profiles of the api and tracker+deliverer processes).
@@ -26,7 +26,13 @@ import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
-const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 3);
+/**
+ * Warm-up before each measurement. Each measurement starts fresh service processes, and a
+ * process serving 1/N of the load takes N times as long to get its hot code optimized: with
+ * 3 s, two api processes spent 1.55 ms of CPU per request against 0.72 ms after 20 s
+ * (2026-11-26), so a short warm-up measured the JIT, not the service.
+ */
+const WARMUP = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 16);
 const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARMUP) * 320));
