@@ -30,7 +30,7 @@ for (const target of testTargets()) {
         close: () => db.close(),
         query: (sql, params) => {
           statements++;
-          if (sql.includes('sum(o.amount)')) reads++;
+          if (sql.includes('address_balances')) reads++;
           return db.query(sql, params);
         },
       };
