@@ -18,7 +18,6 @@ import {
 import type { Db, Queryable } from '../../src/store/db.js';
 import { migrate, migrationsDir } from '../../src/store/migrate.js';
 import { openPostgresDb } from '../../src/store/postgres-db.js';
-import { SPENDABLE_SUMS } from '../../src/store/spendable.js';
 import { balances } from '../../src/store/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, releaseReservation, seedTicket, seedTransaction } from '../support/seed-store.js';
@@ -29,8 +28,13 @@ const OWNERS = ['ann', 'bob', 'cat', 'dan', 'eve'];
 /** The owners' balances summed from their outputs, the way balances were read before 012. */
 async function summed(q: Queryable, owners: readonly string[]): Promise<Map<string, bigint>> {
   const result = new Map(owners.map((o) => [o, 0n]));
-  for (const row of await q.query<{ owner: string; total: string }>(SPENDABLE_SUMS, [owners]))
-    result.set(row.owner, BigInt(row.total));
+  const rows = await q.query<{ owner: string; total: string }>(
+    `SELECT owner, sum(amount)::text AS total FROM token_outputs
+      WHERE owner = ANY($1::text[]) AND spent_by IS NULL AND reserved_by IS NULL AND op <> 'burn'
+      GROUP BY owner`,
+    [owners],
+  );
+  for (const row of rows) result.set(row.owner, BigInt(row.total));
   return result;
 }
 

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
+import { KEPT_BALANCES } from '../../src/store/address-balances.js';
 import type { Db, Queryable, SqlValue } from '../../src/store/db.js';
 import { nextScores } from '../../src/store/score.js';
 import { SqlState, sqlStateOf } from '../../src/store/sql-error.js';
-import { SPENDABLE_SUMS } from '../../src/store/spendable.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const TXID_A = 'a'.repeat(64);
@@ -161,14 +161,12 @@ describeOnEachDb('schema', (fresh) => {
       [],
     ],
   ];
-  test('a balance (the spendable sums the service runs) is read from the index alone', async () => {
-    // The index's predicate implies the whole spendable condition and it holds the amounts, so no
-    // output's table row is visited (migration 011: without `op <> 'burn'` in the predicate, every
-    // output summed cost a heap page).
-    assert.match(
-      await planOf(fresh.db, SPENDABLE_SUMS, [['alice', 'bob']]),
-      /Index Only Scan using token_outputs_spendable_by_owner\b/,
-    );
+  test('a balance (the kept balances the service reads) is one row and its pending changes, by index', async () => {
+    // Migration 012: no sum over the owner's outputs.
+    const plan = await planOf(fresh.db, KEPT_BALANCES, [['alice', 'bob']]);
+    assert.match(plan, /\baddress_balances_pkey\b/);
+    assert.match(plan, /\baddress_balance_changes_by_owner\b/);
+    assert.doesNotMatch(plan, /token_outputs/);
   });
 
   for (const [index, sql, params] of indexed) {
