@@ -196,13 +196,10 @@ describe('supply and funding (CLI e2e)', () => {
       assert.equal(run.code, 1);
       assert.equal(report.ok, false);
       assert.deepEqual(report.outputDifferences, []);
-      assert.deepEqual(report.keptBalanceDifferences, [
-        {
-          address: '1Ghost',
-          kept: { atomic: 9, tokens: report.keptBalanceDifferences[0]!.kept.tokens },
-          summed: { atomic: 0, tokens: report.keptBalanceDifferences[0]!.summed.tokens },
-        },
-      ]);
+      assert.deepEqual(
+        report.keptBalanceDifferences.map((d) => [d.address, d.kept.atomic, d.summed.atomic]),
+        [['1Ghost', 9, 0]],
+      );
     } finally {
       // A change of its own undoes it, whether the service's folder moved the first one or not.
       await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('1Ghost', -9)");
