@@ -165,8 +165,18 @@ describeOnEachDb('schema', (fresh) => {
     // Migration 012: no sum over the owner's outputs.
     const plan = await planOf(fresh.db, KEPT_BALANCES, [['alice', 'bob']]);
     assert.match(plan, /\baddress_balances_pkey\b/);
-    assert.match(plan, /\baddress_balance_changes_by_owner\b/);
+    assert.match(plan, /\baddress_balance_changes_pkey\b/);
     assert.doesNotMatch(plan, /token_outputs/);
+  });
+
+  test('every table has a primary key (logical replication needs one to replicate updates and deletes)', async () => {
+    const keyless = await fresh.db.query<{ table_name: string }>(
+      `SELECT c.relname AS table_name FROM pg_class c
+        WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p')
+        ORDER BY 1`,
+    );
+    assert.deepStrictEqual(keyless, []);
   });
 
   for (const [index, sql, params] of indexed) {
