@@ -9,18 +9,17 @@ import { SPENDABLE_SUMS_OF_ALL } from './spendable.js';
 /** Advisory lock key of a fold: one at a time across instances, the others skip their turn. */
 export const BALANCE_FOLD_LOCK_KEY = 7_364_821_004;
 
-/** Each kept balance of the owners in $1 (owners never seen are absent). */
-export const KEPT_BALANCES = `SELECT owner, sum(amount) AS total FROM (
-    SELECT owner, balance AS amount FROM address_balances WHERE owner = ANY($1::text[])
+/** Kept balances, grouped by owner, of the rows that `where` (applied to both tables) keeps. */
+const keptBalancesWhere = (where: string) => `SELECT owner, sum(amount) AS total FROM (
+    SELECT owner, balance AS amount FROM address_balances ${where}
     UNION ALL
-    SELECT owner, amount FROM address_balance_changes WHERE owner = ANY($1::text[])) kept
+    SELECT owner, amount FROM address_balance_changes ${where}) kept
   GROUP BY owner`;
 
-const KEPT_BALANCES_OF_ALL = `SELECT owner, sum(amount) AS total FROM (
-    SELECT owner, balance AS amount FROM address_balances
-    UNION ALL
-    SELECT owner, amount FROM address_balance_changes) kept
-  GROUP BY owner`;
+/** Each kept balance of the owners in $1 (owners never seen are absent). */
+export const KEPT_BALANCES = keptBalancesWhere('WHERE owner = ANY($1::text[])');
+
+const KEPT_BALANCES_OF_ALL = keptBalancesWhere('');
 
 /**
  * Moves every pending change into address_balances in one statement, unless another fold holds

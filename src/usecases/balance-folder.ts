@@ -23,7 +23,6 @@ export function startBalanceFolder(
 ): BalanceFolder {
   let last: Promise<number> = Promise.resolve(0);
   let running = 0;
-  let stopped = false;
   // A fold only when something is pending: on PGlite a write (the fold) tells the balance cache
   // that balances may have moved, so an idle service does not write every tick.
   const fold = async () => ((await balanceChangesPending(deps.db)) ? foldBalanceChanges(deps.db) : 0);
@@ -40,13 +39,12 @@ export function startBalanceFolder(
   };
   // A tick while a fold is under way (a slow database) is skipped, not queued.
   const timer = setInterval(() => {
-    if (!stopped && running === 0) void foldNow();
+    if (running === 0) void foldNow();
   }, everyMs);
   timer.unref();
   return {
     foldNow,
     async stop() {
-      stopped = true;
       clearInterval(timer);
       await last;
     },
