@@ -19,6 +19,7 @@ import type { Db, Queryable } from '../../src/store/db.js';
 import { migrate, migrationsDir } from '../../src/store/migrate.js';
 import { openPostgresDb } from '../../src/store/postgres-db.js';
 import { balances } from '../../src/store/wallet-queries.js';
+import { prng } from '../support/client-fixtures.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, releaseReservation, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
@@ -38,19 +39,11 @@ async function summed(q: Queryable, owners: readonly string[]): Promise<Map<stri
   return result;
 }
 
-/** A small deterministic generator, so a failing history can be replayed. */
-function lcg(seed: number): (n: number) => number {
-  let x = seed >>> 0;
-  return (n) => {
-    x = (Math.imul(x, 1_664_525) + 1_013_904_223) >>> 0;
-    return x % n;
-  };
-}
-
 describeOnEachDb('balances kept per address', (fresh) => {
   test('a random history of spends, reservations, failures, burns and folds: kept = summed at every step', async () => {
     const db = fresh.db;
-    const pick = lcg(20_261_126);
+    const random = prng(20_261_126);
+    const pick = (n: number) => Math.floor(random() * n);
     const spendable: string[] = []; // outpoints the history may spend
     const amountOf = new Map<string, bigint>();
     const genesis = await seedTransaction(db, {
