@@ -3,7 +3,7 @@
 // address_balance_changes; a fold moves those changes into address_balances. A balance is the
 // owner's row plus its pending changes, read in one statement (one snapshot: a fold is seen
 // whole or not at all), so it never depends on how many outputs the owner holds.
-import type { Queryable } from './db.js';
+import { NO_PARAMETERS, type Queryable } from './db.js';
 import { SPENDABLE_SUMS_OF_ALL } from './spendable.js';
 
 /** Advisory lock key of a fold: one at a time across instances, the others skip their turn. */
@@ -43,6 +43,7 @@ export async function foldBalanceChanges(q: Queryable): Promise<number> {
 export async function balanceChangesPending(q: Queryable): Promise<boolean> {
   const rows = await q.query<{ pending: boolean }>(
     'SELECT EXISTS (SELECT 1 FROM address_balance_changes) AS pending',
+    NO_PARAMETERS,
   );
   return rows[0]?.pending === true;
 }

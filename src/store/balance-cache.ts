@@ -9,7 +9,7 @@
 // One round trip a read either way: while the feed stands still, a look at the stamp (the
 // balances come from memory); while it moves (the last look found it moved), the stamp and the
 // balances in one statement, without looking first.
-import type { Db } from './db.js';
+import { type Db, hotReads } from './db.js';
 import { balances, balancesWithStamp, feedStamp } from './wallet-queries.js';
 
 export type BalanceReader = (addresses: readonly string[]) => Promise<Map<string, bigint>>;
@@ -46,12 +46,13 @@ export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader
     };
   }
 
+  const reads = hotReads(db);
   return async (addresses) => {
     if (!moving && version !== null && addresses.every((a) => cache.has(a))) {
-      if ((await feedStamp(db)) === version) return fromCache(addresses);
+      if ((await feedStamp(reads)) === version) return fromCache(addresses);
       moving = true;
     }
-    const read = await balancesWithStamp(db, addresses);
+    const read = await balancesWithStamp(reads, addresses);
     moving = version !== null && read.stamp !== version;
     keep(read.stamp, read.balances);
     return read.balances;

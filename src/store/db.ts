@@ -28,7 +28,26 @@ export interface Db extends Queryable {
    * query. Absent where other processes write too (PostgreSQL).
    */
   readonly localWrites?: () => number;
+  /**
+   * Where the hot reads of a fixed shape run (a ticket, balances, the feed's stamp), outside any
+   * transaction: on PostgreSQL connections of their own whose statements keep one generic plan
+   * instead of being planned on every run (docs/adr/0005-hot-reads-planned-once.md). Absent:
+   * the Db itself.
+   */
+  readonly reads?: Queryable;
   /** Runs fn in one database transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** Where `db`'s hot reads run: its `reads`, or itself. */
+export function hotReads(db: Db): Queryable {
+  return db.reads ?? db;
+}
+
+/**
+ * Parameters of a statement that has none, passed to run it as a prepared statement: parsed and
+ * planned once per connection, where a query without parameters is parsed and planned on every
+ * run (0.15 ms to plan the feed's stamp, longer than running it).
+ */
+export const NO_PARAMETERS: readonly SqlValue[] = [];

@@ -7,7 +7,7 @@
 // ("a wallet sees its change at once"). Balances are kept per address as outputs change
 // (store/address-balances.ts), so reading one does not sum the owner's outputs.
 import { KEPT_BALANCES } from './address-balances.js';
-import type { Queryable } from './db.js';
+import { NO_PARAMETERS, type Queryable } from './db.js';
 import { SPENDABLE } from './spendable.js';
 
 export type TokenOp = 'deploy+mint' | 'transfer' | 'burn';
@@ -18,7 +18,7 @@ const FEED_STAMP = 'SELECT max(score)::text AS stamp FROM transactions';
 
 /** The change feed's stamp, '0' while it is empty. */
 export async function feedStamp(q: Queryable): Promise<string> {
-  const rows = await q.query<{ stamp: string | null }>(FEED_STAMP);
+  const rows = await q.query<{ stamp: string | null }>(FEED_STAMP, NO_PARAMETERS);
   return rows[0]?.stamp ?? '0';
 }
 
@@ -92,35 +92,69 @@ interface UnspentRow {
 
 /** Spendable outputs of the addresses ordered by (score, txid, vout), one page of them. */
 export async function unspentOutputs(q: Queryable, query: UnspentQuery): Promise<UnspentOutput[]> {
-  const { page, size } = query;
-  if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`invalid page ${page}`);
-  if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`invalid page size ${size}`);
-  const addresses = [...new Set(query.addresses)];
-  if (addresses.length === 0) return [];
-  const direction = query.order === 'desc' ? 'DESC' : 'ASC';
-  // Each address's first `offset + size` outputs in order, read from its own part of the
-  // spendable index (owner, score, txid, vout), then the page of their merge; only the page's
-  // rows are joined to their transactions. Reading every spendable output of the addresses,
-  // joining each and sorting them all cost 4.4 ms a page in bench:load, whose wallets hold
-  // hundreds of outputs each.
-  const order = `score ${direction}, txid ${direction}, vout ${direction}`;
-  const rows = await q.query<UnspentRow>(
-    `WITH page AS MATERIALIZED (
-       SELECT o.* FROM unnest($1::text[]) AS a(owner)
+  return (await unspentOutputPages(q, [query]))[0]!;
+}
+
+/**
+ * Several pages of spendable outputs, one per query and in the queries' order: one statement
+ * for the queries of each order (POST /v2/utxos reads a batch of them at once).
+ */
+export async function unspentOutputPages(
+  q: Queryable,
+  queries: readonly UnspentQuery[],
+): Promise<UnspentOutput[][]> {
+  for (const { page, size } of queries) {
+    if (!Number.isSafeInteger(page) || page < 1) throw new RangeError(`invalid page ${page}`);
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`invalid page size ${size}`);
+  }
+  const pages: UnspentOutput[][] = queries.map(() => []);
+  for (const order of ['asc', 'desc'] as const) {
+    const asked = [...queries.entries()].filter(
+      ([, query]) => query.order === order && query.addresses.length > 0,
+    );
+    if (asked.length === 0) continue;
+    const owners = asked.flatMap(([i, query]) =>
+      [...new Set(query.addresses)].map((owner) => [i, owner] as const),
+    );
+    const rows = await q.query<UnspentRow & { asked: number }>(unspentPagesSql(order), [
+      asked.map(([i]) => i),
+      asked.map(([, query]) => query.size),
+      asked.map(([, query]) => (query.page - 1) * query.size),
+      owners.map(([i]) => i),
+      owners.map(([, owner]) => owner),
+    ]);
+    for (const row of rows) pages[row.asked]!.push(unspentOutputOf(row));
+  }
+  return pages;
+}
+
+/**
+ * Each query's addresses' first `skip + size` outputs in order, read from each address's own
+ * part of the spendable index (owner, score, txid, vout), then the query's page of their merge;
+ * only the pages' rows are joined to their transactions. Reading every spendable output of the
+ * addresses, joining each and sorting them all cost 4.4 ms a page in bench:load, whose wallets
+ * hold hundreds of outputs each.
+ */
+function unspentPagesSql(order: SortOrder): string {
+  const direction = order === 'desc' ? 'DESC' : 'ASC';
+  const by = (alias: string) => ['score', 'txid', 'vout'].map((c) => `${alias}.${c} ${direction}`).join(', ');
+  return `WITH asked AS (SELECT * FROM unnest($1::int[], $2::int[], $3::int[]) AS r(asked, size, skip)),
+     page AS MATERIALIZED (
+       SELECT r.asked, p.* FROM asked r
        CROSS JOIN LATERAL (
-         SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score
-           FROM token_outputs o
-          WHERE o.owner = a.owner AND ${SPENDABLE}
-          ORDER BY o.${order.replaceAll(', ', ', o.')}
-          LIMIT $2::int + $3::int) o
-       ORDER BY ${order}
-       LIMIT $2 OFFSET $3)
-     SELECT p.txid, p.vout, p.owner, p.amount, p.op, p.script, p.satoshis, p.score, t.height, t.idx
+         SELECT o.* FROM unnest($4::int[], $5::text[]) AS a(asked, owner)
+         CROSS JOIN LATERAL (
+           SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.score
+             FROM token_outputs o
+            WHERE o.owner = a.owner AND ${SPENDABLE}
+            ORDER BY ${by('o')}
+            LIMIT r.size + r.skip) o
+         WHERE a.asked = r.asked
+         ORDER BY ${by('o')}
+         LIMIT r.size OFFSET r.skip) p)
+     SELECT p.asked, p.txid, p.vout, p.owner, p.amount, p.op, p.script, p.satoshis, p.score, t.height, t.idx
        FROM page p JOIN transactions t ON t.txid = p.txid
-      ORDER BY p.${order.replaceAll(', ', ', p.')}`,
-    [addresses, size, (page - 1) * size],
-  );
-  return rows.map(unspentOutputOf);
+      ORDER BY p.asked, ${by('p')}`;
 }
 
 /**

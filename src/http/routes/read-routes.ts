@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
 import { cachedBalanceReader } from '../../store/balance-cache.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
-import { tokenOutputAt, unspentOutputs } from '../../store/wallet-queries.js';
+import { batchedBalanceReader, batchedUnspentReader } from '../../store/read-batches.js';
+import { tokenOutputAt } from '../../store/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';
@@ -32,7 +33,8 @@ const OUTPOINT = /^([0-9a-fA-F]{64})_(0|[1-9]\d{0,9})$/;
 export function readRoutes(deps: RouteDeps) {
   const { ctx } = deps;
   const addresses = addressListSchema(deps.maxAddresses);
-  const balances = cachedBalanceReader(ctx.db);
+  const balances = batchedBalanceReader(cachedBalanceReader(ctx.db));
+  const unspentOutputs = batchedUnspentReader(ctx.db);
   return (app: AppInstance) => {
     app.get(
       '/v1/config',
@@ -118,7 +120,7 @@ export function readRoutes(deps: RouteDeps) {
       },
       async (request) => {
         const { page = 1, size = 10, order = 'asc' } = request.query;
-        const outputs = await unspentOutputs(ctx.db, {
+        const outputs = await unspentOutputs({
           addresses: checkAddresses(request.body),
           page,
           size,
@@ -148,7 +150,7 @@ export function readRoutes(deps: RouteDeps) {
           size: V1_UTXO_CAP,
           order: 'asc' as const,
         };
-        return (await unspentOutputs(ctx.db, query)).map((o) => utxoJson(o, ctx.token));
+        return (await unspentOutputs(query)).map((o) => utxoJson(o, ctx.token));
       },
     );
 

@@ -10,7 +10,7 @@ import {
 import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
 import { maySeeCallbackUrl, ticketJson } from '../../domain/ticket.js';
-import { ticketById } from '../../store/ticket-queries.js';
+import { batchedTicketReader } from '../../store/read-batches.js';
 import { submitTransfer } from '../../usecases/submit-transfer.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
@@ -51,6 +51,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
   const { ctx } = deps;
   const callbackAllow = deps.callbackAllow ?? parseCallbackAllow([]);
   const idempotent = idempotencyHooks(ctx.db, ctx.now);
+  const ticketById = batchedTicketReader(ctx.db);
 
   async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null) {
     if (!BASE64.test(body.rawtx)) throw new AppError('INVALID_TX', 'rawtx is not base64');
@@ -130,7 +131,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
         const { ticketID } = request.query;
         if (!isUuid(ticketID))
           throw new AppError('INVALID_PARAMETER', `ticketID is not a ticket ID: ${ticketID}`);
-        const ticket = await ticketById(ctx.db, ticketID.toLowerCase());
+        const ticket = await ticketById(ticketID.toLowerCase());
         if (ticket === null) throw new AppError('NOT_FOUND', 'record not found');
         const whole = maySeeCallbackUrl(ticket.apiKeyId, principalOf(request));
         return ticketJson(ticket, { callbackUrl: whole ? 'whole' : 'redacted' });

@@ -1,0 +1,121 @@
+// How PostgreSQL plans the service's statements (store/postgres-db.ts). The write path's
+// statements, in and out of transactions, are planned on every run with that run's values; the
+// hot reads run on connections of their own that plan each statement once (a generic plan), and
+// those plans scan no table whole where a plan made for the run's values would not.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import pg from 'pg';
+import { foldBalanceChanges } from '../../src/store/address-balances.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
+import { ticketsById } from '../../src/store/ticket-queries.js';
+import { balancesWithStamp, feedStamp } from '../../src/store/wallet-queries.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { seedTicket, seedTransaction } from '../support/seed-store.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
+
+const mode = async (q: Queryable) =>
+  (await q.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode'))[0]?.plan_cache_mode;
+
+/** A Queryable that keeps the statements it is asked, answering none. */
+function recording(kept: { sql: string; params: readonly SqlValue[] }[]): Queryable {
+  return {
+    async query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+      kept.push({ sql, params: params ?? [] });
+      return [];
+    },
+  };
+}
+
+/** A parameter as an SQL literal (EXECUTE inside EXPLAIN takes no bound parameters). */
+function literal(value: SqlValue): string {
+  const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  if (Array.isArray(value))
+    return quoted(
+      `{${value.map((v) => (typeof v === 'string' ? `"${v.replaceAll('"', '\\"')}"` : String(v))).join(',')}}`,
+    );
+  return quoted(String(value));
+}
+
+describeOnEachDb('statement planning', { only: 'postgres' }, (fresh) => {
+  it('plans the write path on every run and the hot reads once', async () => {
+    assert.equal(await fresh.db.transaction((tx) => mode(tx)), 'force_custom_plan');
+    assert.equal(await mode(fresh.db), 'force_custom_plan');
+    assert.ok(fresh.db.reads !== undefined);
+    assert.equal(await mode(fresh.db.reads), 'force_generic_plan');
+  });
+
+  it('the hot reads see what committed before them', async () => {
+    const reads = fresh.db.reads!;
+    const ticket = await seedTicket(fresh.db, { status: 'BROADCASTING' });
+    assert.equal((await ticketsById(reads, [ticket])).get(ticket)?.status, 'BROADCASTING');
+    await fresh.db.query("UPDATE tickets SET status = 'FAILED' WHERE id = $1", [ticket]);
+    assert.equal((await ticketsById(reads, [ticket])).get(ticket)?.status, 'FAILED');
+  });
+
+  it("the hot reads' generic plans scan no table whole where planning each run would not", async () => {
+    const owners = Array.from({ length: 3000 }, (_, i) => `owner${i}`);
+    // Half the outputs' balance changes folded, half pending: both balance tables hold thousands.
+    for (let t = 0; t < 60; t++) {
+      await seedTransaction(fresh.db, {
+        senders: [],
+        outputs: Array.from({ length: 100 }, (_, i) => ({
+          owner: owners[(t * 100 + i) % 3000]!,
+          amount: 10n,
+        })),
+      });
+      if (t === 29) await foldBalanceChanges(fresh.db);
+    }
+    const ids: string[] = [];
+    for (let t = 0; t < 1000; t++) ids.push(await seedTicket(fresh.db, {}));
+    for (const table of [
+      'token_outputs',
+      'transactions',
+      'tickets',
+      'address_balances',
+      'address_balance_changes',
+    ])
+      await fresh.db.query(`ANALYZE ${table}`);
+
+    const statements: { sql: string; params: readonly SqlValue[] }[] = [];
+    const rec = recording(statements);
+    await ticketsById(rec, ids.slice(0, 1));
+    await ticketsById(rec, ids.slice(0, 2));
+    await balancesWithStamp(rec, owners.slice(0, 4));
+    await feedStamp(rec);
+    assert.equal(statements.length, 4);
+
+    // Connections as the write path's and the hot reads' own: EXECUTE of a prepared statement
+    // answers the plan each would run.
+    const planOn = async (planning: string) => {
+      const client = new pg.Client({
+        connectionString: testDatabaseUrl,
+        options: `-c plan_cache_mode=${planning} -c search_path=${fresh.schema}`,
+      });
+      await client.connect();
+      try {
+        const plans: string[] = [];
+        for (const [i, { sql, params }] of statements.entries()) {
+          await client.query({ name: `hot_${i}`, text: sql, values: params as unknown[] });
+          const args = params.map(literal).join(', ');
+          const explained = await client.query(
+            `EXPLAIN (FORMAT JSON) EXECUTE hot_${i}${args === '' ? '' : `(${args})`}`,
+          );
+          plans.push(JSON.stringify(explained.rows));
+        }
+        return plans;
+      } finally {
+        await client.end();
+      }
+    };
+    const custom = await planOn('force_custom_plan');
+    const generic = await planOn('force_generic_plan');
+    const scansAll = (plan: string, table: string) =>
+      new RegExp(`"Node Type":"Seq Scan"[^{}]*"Relation Name":"${table}"`).test(plan);
+    for (const [i, plan] of generic.entries())
+      for (const table of ['token_outputs', 'transactions', 'tickets', 'address_balance_changes'])
+        assert.ok(
+          !scansAll(plan, table) || scansAll(custom[i]!, table),
+          `statement ${i}'s generic plan scans all of ${table}, its custom plan does not: ${plan}`,
+        );
+  });
+});
