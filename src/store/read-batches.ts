@@ -1,4 +1,4 @@
-// The hot reads (a ticket, balances, a page of unspent outputs) batched: what arrives in the
+// The busiest reads (a ticket, balances, a page of unspent outputs) batched: what arrives in the
 // same turn of the event loop, or while the reads' earlier statements run, is read in one
 // statement. Under load most of a read's cost is the statement's fixed part (a round trip, a
 // write and a wake-up on each side, PostgreSQL's parse and plan), which a batch pays once.
