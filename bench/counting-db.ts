@@ -18,7 +18,7 @@ export const roundTrips = (c: Pick<StatementCounts, 'statements' | 'transactions
 const kindOf = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 70);
 
 /**
- * Counts every statement and transaction through `db` from now on. The object is patched in
+ * Counts every statement and transaction through `db` (its hot reads' too) from now on. The object is patched in
  * place, so every holder of it (a running service's context) is counted; `uncounted` is the
  * original query, for the caller's own polling.
  */
@@ -37,6 +37,13 @@ export function countStatements(db: Db): { counts: StatementCounts; uncounted: D
   const query = db.query.bind(db);
   const transaction = db.transaction.bind(db);
   mutable.query = ((sql: string, params?: never) => tally(sql, query(sql, params))) as Db['query'];
+  // The hot reads' own connections (Db.reads) are round trips too.
+  if (db.reads !== undefined) {
+    const reads = db.reads;
+    mutable.reads = {
+      query: ((sql: string, params?: never) => tally(sql, reads.query(sql, params))) as Db['query'],
+    };
+  }
   mutable.transaction = (<T>(fn: (tx: Queryable) => Promise<T>) => {
     counts.transactions++;
     return transaction((tx) =>
