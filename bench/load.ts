@@ -24,6 +24,7 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
+import { describeTableWrites, tableWrites } from './table-writes.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 /**
@@ -79,6 +80,8 @@ async function measure(
   apiKey: string,
   prepared: Pick<Prepared, 'transfers' | 'ticketIds' | 'addressGroups'> & { readonly sameTransfer?: string },
   cpuGroups?: Groups,
+  /** The database whose tracker rows written per transfer are printed (PostgreSQL configurations). */
+  databaseUrl?: string,
 ): Promise<Figures> {
   const plan = {
     targets,
@@ -90,9 +93,16 @@ async function measure(
     ...(prepared.sameTransfer !== undefined && { sameTransfer: prepared.sameTransfer }),
   };
   await runLoad({ ...plan, seconds: WARMUP });
+  const writesBefore = databaseUrl === undefined ? undefined : await tableWrites(databaseUrl);
   const before = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
   const result = await runLoad({ ...plan, seconds: SECONDS });
   const f = figuresOf(result);
+  if (databaseUrl !== undefined && writesBefore !== undefined) {
+    await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
+    // The tracker's rows: tickets (claims and reschedules among them) and watched blocks.
+    for (const line of describeTableWrites(writesBefore, await tableWrites(databaseUrl), f.transfer.count))
+      if (/^(tickets|watched_blocks):/.test(line)) console.log(`  rows per transfer, ${line}`);
+  }
   const requests = result.latencies.read.length + result.latencies.transfer.length;
   if (before !== undefined)
     console.log(`  ${describeCpu(before, sampleCpu(cpuGroups!), requests, 'request')}`);
@@ -122,6 +132,9 @@ const tempDir = (label: string) => {
   tempDirs.push(dir);
   return dir;
 };
+
+/** The PostgreSQL configurations' database (set once it is created). */
+let databaseUrl: string | undefined;
 
 type Config = 'baseline' | 'embedded' | `postgres x${(typeof INSTANCES)[number]}`;
 const results = new Map<Config, Figures[]>();
@@ -224,6 +237,7 @@ async function postgresRound(
           postgres: (_, cmd) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
           generator: (pid) => pid === process.pid,
         },
+        databaseUrl,
       ),
     );
   } finally {
@@ -271,6 +285,7 @@ async function main(): Promise<void> {
   try {
     if (pgUrl !== undefined) {
       database = await freshDatabase(pgUrl, 'load');
+      databaseUrl = database.url;
       const started = await startDevnetProcess(operator, database.url, GENESIS_SATOSHIS);
       shared = started.serviceFlags;
       devnetPid = started.devnet.pid;

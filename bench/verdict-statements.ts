@@ -2,7 +2,10 @@
 // through a Db proxy (every query is one round trip; a transaction adds BEGIN and COMMIT), on
 // PGlite (the statements are the same on PostgreSQL). A transfer's verdicts after its
 // submission: the broadcast's answer (mempool), the push of its block (mined), and the
-// tracker's looks until it is final. Applied one by one (`applyLedgerStatus` per verdict, as
+// tracker's looks until it is final: `BENCH_POLLS` polls while its block is not final (120 by
+// default: on ARC, 6 blocks ten minutes apart with a poll every 30 s), then one once it is. Besides
+// statements, the ticket rows written (a trigger counts them: the per-ticket work that grows with
+// the polls). Applied one by one (`applyLedgerStatus` per verdict, as
 // before batches) and in batches of `BATCH` (applyLedgerStatuses), when this tree has them.
 // Counting, not timing: the figures are exact and do not depend on the machine.
 import type { TxStatus } from '../src/ledger/port.js';
@@ -14,7 +17,12 @@ import { trackDueTickets } from '../src/usecases/track-tickets.js';
 import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
 import { countStatements, roundTrips } from './counting-db.js';
 
+/** The block sweep, where this tree has one (not before docs/adr/0006). */
+const blockSweep = await import('../src/usecases/watch-blocks.js').catch(() => null);
+
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 64);
+const POLLS = Number(process.env.BENCH_POLLS ?? 120);
+const POLL_MS = 1000;
 const BATCHES = (process.env.BENCH_BATCH ?? '1,16,64').split(',').map(Number);
 
 const BLOCK = 'ab'.repeat(32);
@@ -50,7 +58,14 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
     );
     txids.push(txid);
   }
-  const { counts } = countStatements(db);
+  // Ticket rows written, counted by the database itself (not a round trip of the bench's).
+  await db.query(`CREATE TABLE bench_ticket_writes (n int NOT NULL); INSERT INTO bench_ticket_writes VALUES (0);
+    CREATE FUNCTION bench_count_ticket_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN UPDATE bench_ticket_writes SET n = n + 1; RETURN NULL; END $$;
+    CREATE TRIGGER bench_ticket_writes AFTER UPDATE ON tickets FOR EACH ROW EXECUTE FUNCTION bench_count_ticket_write();`);
+  const { counts, uncounted } = countStatements(db);
+  const ticketWrites = async () =>
+    (await uncounted<{ n: number }>('SELECT n FROM bench_ticket_writes'))[0]!.n;
   let now = new Date('2026-11-23T00:00:00Z');
   let tipHeight = 11;
   let looks = 0;
@@ -64,7 +79,7 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       tip: async () => ({ height: tipHeight, hash: BLOCK, time: 0 }),
     },
     now: () => now,
-    tracker: { pollIntervalMs: 1000, finalConfirmations: 6, firstLookAfterMs: 5000 },
+    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 5000 },
     log: { info() {}, warn() {}, error() {} },
   } as unknown as ServiceContext;
   const applyAll = async (view: (txid: string) => apply.LedgerView) => {
@@ -83,9 +98,11 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
   const phase = async (name: string, work: () => Promise<void>) => {
     const before = { statements: counts.statements, transactions: counts.transactions };
     const looksBefore = looks;
+    const writesBefore = await ticketWrites();
     await work();
     return [
       [`${name} ledger status looks`, (looks - looksBefore) / TRANSFERS],
+      [`${name} ticket rows written`, ((await ticketWrites()) - writesBefore) / TRANSFERS],
       [`${name} statements`, (roundTrips(counts) - roundTrips(before)) / TRANSFERS],
       [`${name} transactions`, (counts.transactions - before.transactions) / TRANSFERS],
     ] as const;
@@ -96,12 +113,15 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
     )),
     ...(await phase('mined push', () => applyAll(() => ({ status: minedStatus })))),
     ...(await phase('tracker until final', async () => {
-      // Two looks: one while 2 deep, one once 6 deep (then never again).
-      for (const height of [11, 15]) {
+      // POLLS looks while 2 deep, one once 6 deep (then never again).
+      for (const height of [...Array.from({ length: POLLS }, () => 11), 15]) {
         tipHeight = height;
-        now = new Date(now.getTime() + 2000);
+        now = new Date(now.getTime() + POLL_MS);
         while ((await trackDueTickets(ctx, 50)) > 0) {
           // drain
+        }
+        while (blockSweep !== null && (await blockSweep.watchDueBlocks(ctx, 50)) > 0) {
+          // the watched blocks too, where this tree watches blocks (docs/adr/0006)
         }
       }
     })),
@@ -123,11 +143,14 @@ for (const batch of batched ? BATCHES : (['one by one'] as const)) {
   const total = Object.entries(r)
     .filter(([k]) => k.endsWith('statements'))
     .reduce((s, [, v]) => s + v, 0);
+  const rowsWritten = Object.entries(r)
+    .filter(([k]) => k.endsWith('ticket rows written'))
+    .reduce((s, [, v]) => s + v, 0);
   const transactions = Object.entries(r)
     .filter(([k]) => k.endsWith('transactions'))
     .reduce((s, [, v]) => s + v, 0);
   console.log(
-    `${batch === 'one by one' ? 'one by one' : `batches of ${batch}`}: ${total.toFixed(2)} statements (= round trips) and ${transactions.toFixed(2)} transactions per transfer; ${Object.entries(
+    `${batch === 'one by one' ? 'one by one' : `batches of ${batch}`}: ${total.toFixed(2)} statements (= round trips) and ${transactions.toFixed(2)} transactions per transfer, ${rowsWritten.toFixed(2)} ticket rows written; ${Object.entries(
       r,
     )
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)

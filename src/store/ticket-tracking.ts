@@ -1,6 +1,7 @@
 // The tracker's statements on tickets (usecases/track-tickets.ts): claiming the due ones with a
 // lease (FOR UPDATE SKIP LOCKED, so several trackers share the work without doing any twice),
-// putting off MINED tickets whose block still stands, and the back-off after failed looks.
+// putting MINED tickets whose block still stands off to their backstop, and the back-off after
+// failed looks.
 // Each one statement for a whole batch.
 import type { TicketStatus } from '../domain/ticket-state.js';
 import type { Queryable } from './db.js';
@@ -65,20 +66,26 @@ export async function claimDueTickets(
 }
 
 /**
- * MINED tickets whose block still stands: looked at again at `poll` (`watch`), or never (final).
- * A ticket whose record moved meanwhile (a push) is left as it is.
+ * MINED tickets whose block still stands: looked at again on their own only at `backstop`
+ * (`watch`: the tracker watches their block, docs/adr/0006), or never (final). A ticket whose
+ * record moved meanwhile (a push) is left as it is.
  */
 export async function keepWatchingMined(
   q: Queryable,
   tickets: readonly { readonly id: string; readonly blockHash: string; readonly watch: boolean }[],
-  poll: Date,
+  backstop: Date,
 ): Promise<void> {
   await q.query(
     `UPDATE tickets k SET next_check_at = CASE WHEN u.watch = 1 THEN $1::timestamptz ELSE NULL END,
                           lease_until = NULL, failures = 0
        FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch), transactions x
       WHERE k.id = u.id AND k.status = 'MINED' AND x.txid = k.txid AND x.state = 'mined' AND x.blk_hash = u.hash`,
-    [poll, tickets.map((t) => t.id), tickets.map((t) => t.blockHash), tickets.map((t) => (t.watch ? 1 : 0))],
+    [
+      backstop,
+      tickets.map((t) => t.id),
+      tickets.map((t) => t.blockHash),
+      tickets.map((t) => (t.watch ? 1 : 0)),
+    ],
   );
 }
 

@@ -145,14 +145,27 @@ export async function lockTicketsByTxid(tx: Queryable, txids: readonly string[])
   return rows.map((row) => ({ ticket: ticketFromRow(row), firstMinedAt: row.first_mined_at }));
 }
 
+export type LookAgain = 'poll' | 'backstop' | 'never';
+
+/** When a batch's tickets are looked at again (TicketWrite.lookAgain). */
+export interface LookTimes {
+  readonly poll: Date;
+  readonly backstop: Date;
+}
+
+const LOOK_CODE: Record<LookAgain, number> = { never: 0, poll: 1, backstop: 2 };
+
 export interface TicketWrite {
   readonly id: string;
   readonly status: TicketStatus;
   /** The status changed: updated_at and errors are written (errors only on FAILED). */
   readonly moved: boolean;
   readonly errors: string | null;
-  /** Looked at again at `poll`; false: next_check_at NULL (never). */
-  readonly watch: boolean;
+  /**
+   * When the tracker looks again: at the next poll, only at the backstop (a MINED ticket whose
+   * block the tracker watches, docs/adr/0006), or never (next_check_at NULL).
+   */
+  readonly lookAgain: LookAgain;
   /** Reached MINED for the first time: first_mined_at is set. */
   readonly firstMined: boolean;
   /**
@@ -170,7 +183,7 @@ export async function writeTickets(
   tx: Queryable,
   writes: readonly TicketWrite[],
   now: Date,
-  poll: Date,
+  looks: LookTimes,
 ): Promise<void> {
   if (writes.length === 0) return;
   await tx.query(
@@ -180,23 +193,24 @@ export async function writeTickets(
         SET status = u.status, status_rank = u.rank,
             errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,
             updated_at = CASE WHEN u.moved = 1 THEN $1 ELSE k.updated_at END,
-            next_check_at = CASE WHEN u.watch = 1 THEN $2::timestamptz ELSE NULL END,
+            next_check_at = CASE u.look WHEN 1 THEN $2::timestamptz WHEN 2 THEN $11::timestamptz ELSE NULL END,
             lease_until = NULL, failures = 0,
             first_mined_at = CASE WHEN u.first_mined = 1 THEN $1 ELSE k.first_mined_at END
        FROM unnest($3::uuid[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[])
-            AS u(id, status, rank, moved, errors, watch, first_mined)
+            AS u(id, status, rank, moved, errors, look, first_mined)
       WHERE k.id = u.id`,
     [
       now,
-      poll,
+      looks.poll,
       writes.map((w) => w.id),
       writes.map((w) => w.status),
       writes.map((w) => TICKET_STATUS_RANK[w.status]),
       writes.map((w) => (w.moved ? 1 : 0)),
       writes.map((w) => w.errors ?? ''),
-      writes.map((w) => (w.watch ? 1 : 0)),
+      writes.map((w) => LOOK_CODE[w.lookAgain]),
       writes.map((w) => (w.firstMined ? 1 : 0)),
       writes.map((w) => (w.release ? 1 : 0)),
+      looks.backstop,
     ],
   );
 }

@@ -7,8 +7,9 @@
 // Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
 // (id order), then the records a plan may touch (txid order), then the address rows the scores
 // go into; write what carries no score (reservations, unwinding failed transactions, tickets,
-// callback events); take the score lock, draw one score per changed record and write the scored
-// rows, all in one statement; commit. Nothing after the draw waits for a row lock.
+// the blocks that watched MINED tickets are now looked at through (docs/adr/0006), callback
+// events); take the score lock, draw one score per changed record and write the scored rows,
+// all in one statement; commit. Nothing after the draw waits for a row lock.
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
@@ -30,8 +31,10 @@ import {
   type TicketWrite,
   writeTickets,
 } from '../store/ticket-writes.js';
+import { type BlockToWatch, watchBlocks } from '../store/watched-blocks.js';
 import type { ServiceContext } from './context.js';
 import { reportTransitions } from './report-transitions.js';
+import { lookTimes } from './tracker-timing.js';
 import {
   failAfter,
   type LedgerView,
@@ -83,7 +86,6 @@ async function applyInTransaction(
   updates: readonly LedgerUpdate[],
 ): Promise<TicketTransition[]> {
   const now = ctx.now();
-  const poll = new Date(now.getTime() + ctx.tracker.pollIntervalMs);
   const viewsOf = new Map<string, LedgerView[]>();
   for (const { txid, view } of updates) {
     const views = viewsOf.get(txid);
@@ -158,6 +160,7 @@ async function applyInTransaction(
   const writes: TicketWrite[] = [];
   const events: { ticketId: string; payload: ReturnType<typeof ticketJson> }[] = [];
   const journal: TicketTransition[] = [];
+  const blocks: BlockToWatch[] = [];
   const ordered = [...[...plans.keys()].filter((txid) => plans.get(txid)!.failure === null), ...failOrder];
   for (const txid of ordered) {
     const plan = plans.get(txid)!;
@@ -172,12 +175,13 @@ async function applyInTransaction(
       changes.push({ txid, ...plan.record });
     }
     if (!plan.touched) continue;
+    if (plan.watchedIn !== null) blocks.push({ ...plan.watchedIn, probeTxid: txid });
     writes.push({
       id: ticket.id,
       status: plan.status,
       moved: plan.steps.length > 0,
       errors: plan.failure,
-      watch: plan.watch,
+      lookAgain: plan.watchedIn !== null ? 'backstop' : plan.watch ? 'poll' : 'never',
       firstMined: firstMinedAt === null && plan.steps.some((s) => s.to === 'MINED'),
       release: plan.release && plan.failure === null,
     });
@@ -208,7 +212,11 @@ async function applyInTransaction(
   );
   await releaseReservations(tx, released);
   await unwindFailed(tx, failed);
-  await writeTickets(tx, writes, now, poll);
+  const looks = lookTimes(ctx.tracker, now);
+  await writeTickets(tx, writes, now, looks);
+  // Before the score lock: a writer waiting here on another's insert of the same block never
+  // holds the lock that one waits for.
+  await watchBlocks(tx, blocks, looks.poll);
   await appendTicketEvents(tx, events, now);
   await writeScoredRecords(tx, changes, now);
   return journal;

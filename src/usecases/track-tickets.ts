@@ -7,9 +7,11 @@
 //
 // MINED tickets are watched for reorgs until `finalConfirmations` deep, one look per BLOCK, not
 // per ticket: a reorg takes a block out of the chain whole, so when one transaction recorded in
-// block H is still mined in H, every ticket recorded there still is (their schedules move in one
-// statement, and they settle as final together once the tip is deep enough); when it is not, each
-// ticket of that block is asked about. Why not pushes alone, or the block hash at a height: ARC
+// block H is still mined in H, every ticket recorded there still is. The block has a row of its
+// own, looked at every poll (watch-blocks.ts, docs/adr/0006); its tickets get only a backstop
+// look, and are settled final together, or made due to be asked one by one when the block left
+// the chain. A MINED ticket that this sweep claims (its backstop, its block gone) is looked at
+// once per block too. Why not pushes alone, or the block hash at a height: ARC
 // serves no block by height, its MINED_IN_STALE_BLOCK callbacks may never come (callbacks are
 // optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
 // only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
@@ -21,14 +23,13 @@ import {
   keepWatchingMined,
   rescheduleFailedLooks,
 } from '../store/ticket-tracking.js';
+import { type BlockToWatch, watchBlocks } from '../store/watched-blocks.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
+import { eachAtMost, LEASE_MS, LOOKS_AT_ONCE, lookTimes, retryDelayMs } from './tracker-timing.js';
+import { watchDueBlocks } from './watch-blocks.js';
 
-const LEASE_MS = 30_000;
-const MAX_BACKOFF_MS = 60_000;
-/** Status questions to the ledger at once. */
-const LOOKS_AT_ONCE = 8;
 /** Statuses applied per database transaction at most. */
 const MAX_PUSH_BATCH = 1000;
 
@@ -51,6 +52,7 @@ export async function trackDueTickets(
   const unknown: DueTicket[] = [];
   const failedLooks: DueTicket[] = [];
   const stillMined: { ticket: DueTicket; watch: boolean }[] = [];
+  const blocks: BlockToWatch[] = [];
   const view = (status: TxStatus) => (tipHeight === undefined ? { status } : { status, tipHeight });
   const take = (ticket: DueTicket, status: TxStatus) => {
     if (status.kind === 'unknown') unknown.push(ticket);
@@ -80,7 +82,9 @@ export async function trackDueTickets(
     }
     if (status.kind === 'mined' && status.blockHash === hash) {
       const depth = tipHeight === undefined ? 0 : tipHeight - status.height + 1;
-      for (const ticket of group) stillMined.push({ ticket, watch: depth < ctx.tracker.finalConfirmations });
+      const watch = depth < ctx.tracker.finalConfirmations;
+      if (watch) blocks.push({ hash, height: status.height, probeTxid: probe.txid });
+      for (const ticket of group) stillMined.push({ ticket, watch });
       return;
     }
     take(probe, status);
@@ -117,10 +121,13 @@ export async function trackDueTickets(
   }
   if (stillMined.length > 0) {
     try {
+      // The block's row first: should the process stop in between, the tickets are still due.
+      const looks = lookTimes(ctx.tracker, ctx.now());
+      await watchBlocks(ctx.db, blocks, looks.poll);
       await keepWatchingMined(
         ctx.db,
         stillMined.map(({ ticket, watch }) => ({ id: ticket.id, blockHash: ticket.blockHash!, watch })),
-        new Date(ctx.now().getTime() + ctx.tracker.pollIntervalMs),
+        looks.backstop,
       );
     } catch (err) {
       for (const { ticket } of stillMined) lookFailed(ticket, err);
@@ -128,11 +135,6 @@ export async function trackDueTickets(
   }
   await rescheduleAfterFailures(ctx, failedLooks);
   return due.length;
-}
-
-/** 1 s after the first failure in a row, doubling up to a minute. */
-export function retryDelayMs(failuresInARow: number): number {
-  return Math.min(1000 * 2 ** Math.min(failuresInARow, 10), MAX_BACKOFF_MS);
 }
 
 async function rescheduleAfterFailures(ctx: ServiceContext, tickets: readonly DueTicket[]): Promise<void> {
@@ -167,6 +169,9 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
       try {
         while (!stopped && (await trackDueTickets(ctx, 50, (updates) => applier.add(updates))) > 0) {
           // drain what is due before sleeping
+        }
+        while (!stopped && (await watchDueBlocks(ctx)) > 0) {
+          // the watched blocks too
         }
       } catch (err) {
         ctx.log.error({ err }, 'tracker sweep failed');
@@ -232,15 +237,6 @@ function serialApplier(ctx: ServiceContext) {
       while (running !== null) await running;
     },
   };
-}
-
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** Sleeps up to `ms`, waking early (every 50 ms) once `cancelled()` says so. */

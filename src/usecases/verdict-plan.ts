@@ -38,8 +38,13 @@ export interface VerdictPlan {
   readonly status: TicketStatus;
   /** The schedule (next_check_at, lease, failures) is written; false: nothing to write at all. */
   readonly touched: boolean;
-  /** Looked at again after the poll interval; false: never (final, or FAILED). */
+  /** Looked at again; false: never (final, or FAILED). */
   readonly watch: boolean;
+  /**
+   * Ends MINED and watched, seen last in this block: the tracker watches the block (one look a
+   * poll for all its tickets) and the ticket itself gets only a backstop look. Null otherwise.
+   */
+  readonly watchedIn: { readonly hash: string; readonly height: number } | null;
   /** Left BROADCASTING for the network: its inputs are spent, no longer merely reserved. */
   readonly release: boolean;
   /** Why it FAILED (its record fails, its spenders fail with it); null: it did not. */
@@ -83,6 +88,7 @@ export function planVerdicts(
   let firstMined = ticket.firstMined;
   let touched = false;
   let watch = true;
+  let watchedIn: VerdictPlan['watchedIn'] = null;
   let release = false;
   let failure: string | null = null;
   let record: { state: RecordNow['state']; block: BlockPlace | null } | null =
@@ -110,6 +116,7 @@ export function planVerdicts(
         moveTo('SUCCESS');
         touched = true;
         watch = true;
+        watchedIn = null;
         break;
       case 'mined': {
         if (status === 'BROADCASTING') release = true;
@@ -124,6 +131,7 @@ export function planVerdicts(
         moveTo('MINED');
         touched = true;
         watch = depth < finalConfirmations;
+        watchedIn = watch ? { hash: s.blockHash, height: s.height } : null;
         break;
       }
       case 'rejected':
@@ -131,11 +139,13 @@ export function planVerdicts(
         moveTo('FAILED');
         touched = true;
         watch = false;
+        watchedIn = null;
         break;
       case 'double-spend':
       case 'unknown':
         touched = true;
         watch = true;
+        watchedIn = null;
         break;
     }
   }
@@ -150,7 +160,7 @@ export function planVerdicts(
       change = { kind: 'mined', block: record.block };
     else if (record.state === 'unconfirmed' && initial.state === 'mined') change = { kind: 'unmined' };
   }
-  return { steps, status, touched, watch, release, failure, record: change };
+  return { steps, status, touched, watch, watchedIn, release, failure, record: change };
 }
 
 /** A live ticket failed because a transaction it spends from failed: its plan ends FAILED too. */
@@ -162,5 +172,14 @@ export function failAfter(plan: VerdictPlan, reason: string): VerdictPlan {
     steps.push({ from: status, to: step, first: status === 'BROADCASTING' });
     status = step;
   }
-  return { ...plan, steps, status, touched: true, watch: false, failure: reason, record: null };
+  return {
+    ...plan,
+    steps,
+    status,
+    touched: true,
+    watch: false,
+    watchedIn: null,
+    failure: reason,
+    record: null,
+  };
 }

@@ -172,7 +172,8 @@ describeOnEachDb('migration 012', { migrate: false }, (fresh) => {
         { owner: 'ann', amount: 40n },
       ],
     });
-    assert.deepStrictEqual((await migrate(db)).applied, ['012_address_balances', '013_balance_changes_key']);
+    const { applied } = await migrate(db);
+    assert.deepStrictEqual(applied.slice(0, 2), ['012_address_balances', '013_balance_changes_key']);
     const rows = await db.query<{ owner: string; balance: string }>(
       'SELECT owner, balance::text AS balance FROM address_balances ORDER BY owner',
     );

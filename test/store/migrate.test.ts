@@ -31,6 +31,7 @@ const EXPECTED_TABLES = [
   'token_outputs',
   'transaction_addresses',
   'transactions',
+  'watched_blocks',
 ];
 
 function tempMigrations(files: Record<string, string>): string {

@@ -9,6 +9,7 @@ import type { TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
+import { BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
 import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
@@ -174,8 +175,27 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     assert.equal((await ticket(root.id)).next_check_at, null);
     assert.equal(
       new Date((await ticket(toMine.id)).next_check_at!).getTime(),
+      NOW.getTime() + BACKSTOP_POLLS * POLL_MS,
+      'mined 2 deep: watched through its block, only a backstop look of its own',
+    );
+    assert.equal(
+      new Date((await ticket(accepted.id)).next_check_at!).getTime(),
       NOW.getTime() + POLL_MS,
-      'mined 2 deep: watched',
+      'in the mempool: looked at next poll',
+    );
+    const watched = await fresh.db.query<{
+      blk_hash: string;
+      height: number;
+      probe_txid: string;
+      next_check_at: Date;
+    }>('SELECT blk_hash, height, probe_txid, next_check_at FROM watched_blocks ORDER BY blk_hash');
+    assert.deepEqual(
+      watched.map((w) => [w.blk_hash, w.height, w.probe_txid, new Date(w.next_check_at).getTime()]),
+      [
+        [blockHash(5), 5, toMine.txid, NOW.getTime() + POLL_MS],
+        [blockHash(50), 4, reorged.txid, NOW.getTime() + POLL_MS],
+      ],
+      'each block of a watched MINED ticket, looked at next poll',
     );
     assert.deepEqual(await fresh.db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]), staleBefore);
 
@@ -280,6 +300,11 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     ]);
     assert.equal((await ticket(deep.id)).status, 'MINED');
     assert.equal((await ticket(deep.id)).next_check_at, null, '6 deep: final');
+    assert.deepEqual(
+      await fresh.db.query('SELECT blk_hash FROM watched_blocks WHERE blk_hash = $1', [blockHash(7)]),
+      [],
+      'a final block is not watched',
+    );
     assert.equal((await ticket(failed.id)).status, 'FAILED');
     assert.deepEqual(await record(failed.txid), before);
   });

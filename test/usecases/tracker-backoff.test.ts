@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { type Ledger, LedgerUnavailableError } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { retryDelayMs, trackDueTickets } from '../../src/usecases/track-tickets.js';
+import { trackDueTickets } from '../../src/usecases/track-tickets.js';
+import { retryDelayMs } from '../../src/usecases/tracker-timing.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket } from '../support/seed-store.js';
 

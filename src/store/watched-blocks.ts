@@ -1,0 +1,120 @@
+// The blocks the tracker watches for reorgs (docs/adr/0006): one row per block holding MINED
+// tickets that are not final yet, looked at every poll through one of its transactions (the
+// probe), in place of every ticket in it. A verdict writer inserts a block's row in its own
+// transaction; the sweep's statements on a block's tickets and on its row are separate
+// statements, each its own transaction: a sweep then never holds a block row while it waits for
+// a ticket that a verdict writer has locked, while that writer waits to insert the same row.
+import type { Queryable } from './db.js';
+
+/** A block to watch: where a ticket was seen mined, and that ticket's transaction. */
+export interface BlockToWatch {
+  readonly hash: string;
+  readonly height: number;
+  readonly probeTxid: string;
+}
+
+/** A watched block claimed by a tracker's sweep. */
+export interface DueBlock extends BlockToWatch {
+  /** Failed looks in a row. */
+  readonly failures: number;
+}
+
+/**
+ * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
+ * probe and schedule). Inserted in hash order, the one order every writer inserts them in.
+ */
+export async function watchBlocks(q: Queryable, blocks: readonly BlockToWatch[], at: Date): Promise<void> {
+  const byHash = new Map<string, BlockToWatch>();
+  for (const block of blocks) if (!byHash.has(block.hash)) byHash.set(block.hash, block);
+  if (byHash.size === 0) return;
+  const sorted = [...byHash.values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  await q.query(
+    `INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at)
+     SELECT u.hash, u.height, u.probe, $1 FROM unnest($2::text[], $3::int[], $4::text[]) AS u(hash, height, probe)
+      ORDER BY u.hash
+     ON CONFLICT (blk_hash) DO NOTHING`,
+    [at, sorted.map((b) => b.hash), sorted.map((b) => b.height), sorted.map((b) => b.probeTxid)],
+  );
+}
+
+/** Claims up to `limit` blocks due at `now` (none leased by another tracker) until `leaseUntil`. */
+export async function claimDueBlocks(
+  q: Queryable,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<DueBlock[]> {
+  const rows = await q.query<{ blk_hash: string; height: number; probe_txid: string; failures: number }>(
+    // A materialized pick, as claimDueTickets does: a LIMIT ... SKIP LOCKED pick run once.
+    `WITH picked AS MATERIALIZED (
+       SELECT blk_hash FROM watched_blocks
+        WHERE next_check_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+        ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE watched_blocks w SET lease_until = $2 FROM picked p WHERE w.blk_hash = p.blk_hash
+     RETURNING w.blk_hash, w.height, w.probe_txid, w.failures`,
+    [now, leaseUntil, limit],
+  );
+  return rows.map((r) => ({
+    hash: r.blk_hash,
+    height: r.height,
+    probeTxid: r.probe_txid,
+    failures: r.failures,
+  }));
+}
+
+/** Blocks that still stand and are not final: looked at again at `poll`. */
+export async function keepWatchingBlocks(q: Queryable, hashes: readonly string[], poll: Date): Promise<void> {
+  if (hashes.length === 0) return;
+  await q.query(
+    `UPDATE watched_blocks SET next_check_at = $1, lease_until = NULL, failures = 0
+      WHERE blk_hash = ANY($2::text[])`,
+    [poll, hashes],
+  );
+}
+
+/** After failed looks: each block looked at again at its `at`, its failures in a row counted. */
+export async function backOffBlocks(
+  q: Queryable,
+  blocks: readonly { readonly hash: string; readonly at: Date }[],
+): Promise<void> {
+  if (blocks.length === 0) return;
+  await q.query(
+    `UPDATE watched_blocks w SET next_check_at = u.at::timestamptz, lease_until = NULL, failures = w.failures + 1
+       FROM unnest($1::text[], $2::text[]) AS u(hash, at)
+      WHERE w.blk_hash = u.hash`,
+    [blocks.map((b) => b.hash), blocks.map((b) => b.at.toISOString())],
+  );
+}
+
+/** Blocks no longer watched (final, or left the chain): their rows go. */
+export async function forgetBlocks(q: Queryable, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await q.query('DELETE FROM watched_blocks WHERE blk_hash = ANY($1::text[])', [hashes]);
+}
+
+/**
+ * The MINED tickets recorded in `hashes` (final blocks): never looked at again. Tickets already
+ * settled are not written again.
+ */
+export async function settleTicketsIn(q: Queryable, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await q.query(
+    `UPDATE tickets k SET next_check_at = NULL, failures = 0
+       FROM transactions x
+      WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.txid = x.txid
+        AND k.status = 'MINED' AND k.next_check_at IS NOT NULL`,
+    [hashes],
+  );
+}
+
+/** The MINED tickets recorded in `hashes` (blocks that left the chain): due at `now`, each asked alone. */
+export async function recheckTicketsIn(q: Queryable, hashes: readonly string[], now: Date): Promise<void> {
+  if (hashes.length === 0) return;
+  await q.query(
+    `UPDATE tickets k SET next_check_at = $2
+       FROM transactions x
+      WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.txid = x.txid AND k.status = 'MINED'`,
+    [hashes, now],
+  );
+}

@@ -1,0 +1,41 @@
+// When the tracker looks again: the next poll, the backstop of a MINED ticket whose block it
+// watches (docs/adr/0006), and the back-off after failed looks; and how many looks at once.
+import type { LookTimes } from '../store/ticket-writes.js';
+import type { TrackerSettings } from './context.js';
+
+/**
+ * Polls after which a MINED ticket is looked at on its own although its block is watched: the
+ * guarantee for a ticket whose block row a race or a crash lost (docs/adr/0006, "Why the
+ * backstop"). 40 polls: 80 s on the devnet, 20 minutes on ARC.
+ */
+export const BACKSTOP_POLLS = 40;
+
+const MAX_BACKOFF_MS = 60_000;
+
+/** How long a sweep holds what it claimed (a ticket, a block) before another tracker may take it. */
+export const LEASE_MS = 30_000;
+
+/** Status questions to the ledger at once. */
+export const LOOKS_AT_ONCE = 8;
+
+/** The next poll and the backstop, from `now`. */
+export function lookTimes(tracker: TrackerSettings, now: Date): LookTimes {
+  return {
+    poll: new Date(now.getTime() + tracker.pollIntervalMs),
+    backstop: new Date(now.getTime() + BACKSTOP_POLLS * tracker.pollIntervalMs),
+  };
+}
+
+/** 1 s after the first failure in a row, doubling up to a minute. */
+export function retryDelayMs(failuresInARow: number): number {
+  return Math.min(1000 * 2 ** Math.min(failuresInARow, 10), MAX_BACKOFF_MS);
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+export async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

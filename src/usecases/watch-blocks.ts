@@ -1,0 +1,84 @@
+// The tracker's block sweep (docs/adr/0006): MINED tickets that are not final are watched for
+// reorgs through their block, one look a poll per block however many tickets it holds. A block
+// row is claimed with a lease (several trackers share the work), and its probe transaction is
+// asked about:
+// - still mined in the block, not final: only the row moves to the next poll;
+// - still mined in the block, final: one statement settles the block's tickets, the row goes;
+// - anything else (the block left the chain): one statement makes the block's tickets due now,
+//   and the ticket sweep asks each of them on its own (track-tickets.ts); the row goes;
+// - the ledger failed: the row backs off, as a ticket does.
+// Each statement is its own transaction (store/watched-blocks.ts says why).
+import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
+import {
+  backOffBlocks,
+  claimDueBlocks,
+  type DueBlock,
+  forgetBlocks,
+  keepWatchingBlocks,
+  recheckTicketsIn,
+  settleTicketsIn,
+} from '../store/watched-blocks.js';
+import type { ServiceContext } from './context.js';
+import { eachAtMost, LEASE_MS, LOOKS_AT_ONCE, lookTimes, retryDelayMs } from './tracker-timing.js';
+
+/** Looks at up to `limit` due blocks once; returns how many it claimed. */
+export async function watchDueBlocks(ctx: ServiceContext, limit = 50): Promise<number> {
+  const now = ctx.now();
+  const due = await claimDueBlocks(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
+  if (due.length === 0) return 0;
+  let tipHeight: number | undefined;
+  try {
+    tipHeight = (await ctx.ledger.tip()).height;
+  } catch {
+    tipHeight = undefined;
+  }
+  const standing: string[] = [];
+  const final: string[] = [];
+  const left: string[] = [];
+  const failed: DueBlock[] = [];
+  await eachAtMost(LOOKS_AT_ONCE, due, async (block) => {
+    let status: TxStatus;
+    try {
+      status = await ctx.ledger.status(block.probeTxid);
+    } catch (err) {
+      failed.push(block);
+      if (!(err instanceof LedgerUnavailableError))
+        ctx.log.error({ block: block.hash, err }, 'watching a block failed');
+      return;
+    }
+    if (status.kind === 'mined' && status.blockHash === block.hash) {
+      const depth = tipHeight === undefined ? 0 : tipHeight - status.height + 1;
+      (depth >= ctx.tracker.finalConfirmations ? final : standing).push(block.hash);
+    } else {
+      ctx.log.info(
+        { block: block.hash, height: block.height, probe: block.probeTxid },
+        'a watched block left the chain',
+      );
+      left.push(block.hash);
+    }
+  });
+
+  const at = ctx.now();
+  try {
+    // The tickets first, then the rows: should the process stop in between, the block is
+    // looked at again once its lease runs out.
+    await settleTicketsIn(ctx.db, final);
+    await recheckTicketsIn(ctx.db, left, at);
+    await forgetBlocks(ctx.db, [...final, ...left]);
+    await keepWatchingBlocks(ctx.db, standing, lookTimes(ctx.tracker, at).poll);
+  } catch (err) {
+    ctx.log.error(
+      { err },
+      'writing what the block sweep learnt failed; the blocks are looked at again after their lease',
+    );
+  }
+  try {
+    await backOffBlocks(
+      ctx.db,
+      failed.map((b) => ({ hash: b.hash, at: new Date(at.getTime() + retryDelayMs(b.failures)) })),
+    );
+  } catch (err) {
+    ctx.log.error({ err }, 'rescheduling blocks after failed looks failed; their lease runs out');
+  }
+  return due.length;
+}
