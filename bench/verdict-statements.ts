@@ -117,10 +117,11 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       for (const height of [...Array.from({ length: POLLS }, () => 11), 15]) {
         tipHeight = height;
         now = new Date(now.getTime() + POLL_MS);
-        while ((await trackDueTickets(ctx, 50)) > 0) {
+        // Drained as the tracker does: until a sweep claims fewer than it may.
+        while ((await trackDueTickets(ctx, 50)) === 50) {
           // drain
         }
-        while (blockSweep !== null && (await blockSweep.watchDueBlocks(ctx, 50)) > 0) {
+        while (blockSweep !== null && (await blockSweep.watchDueBlocks(ctx, 50)) === 50) {
           // the watched blocks too, where this tree watches blocks (docs/adr/0006)
         }
       }

@@ -27,9 +27,19 @@ import { type BlockToWatch, watchBlocks } from '../store/watched-blocks.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
-import { eachAtMost, LEASE_MS, LOOKS_AT_ONCE, lookTimes, retryDelayMs } from './tracker-timing.js';
+import {
+  eachAtMost,
+  isFinal,
+  LEASE_MS,
+  LOOKS_AT_ONCE,
+  lookTimes,
+  retryDelayMs,
+  tipHeightNow,
+} from './tracker-timing.js';
 import { watchDueBlocks } from './watch-blocks.js';
 
+/** Tickets, or blocks, one sweep claims at most. */
+const SWEEP_LIMIT = 50;
 /** Statuses applied per database transaction at most. */
 const MAX_PUSH_BATCH = 1000;
 
@@ -42,12 +52,7 @@ export async function trackDueTickets(
   const now = ctx.now();
   const due = await claimDueTickets(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
   if (due.length === 0) return 0;
-  let tipHeight: number | undefined;
-  try {
-    tipHeight = (await ctx.ledger.tip()).height;
-  } catch {
-    tipHeight = undefined;
-  }
+  const tipHeight = await tipHeightNow(ctx.ledger);
   const updates: LedgerUpdate[] = [];
   const unknown: DueTicket[] = [];
   const failedLooks: DueTicket[] = [];
@@ -81,8 +86,7 @@ export async function trackDueTickets(
       return;
     }
     if (status.kind === 'mined' && status.blockHash === hash) {
-      const depth = tipHeight === undefined ? 0 : tipHeight - status.height + 1;
-      const watch = depth < ctx.tracker.finalConfirmations;
+      const watch = !isFinal(ctx.tracker, tipHeight, status.height);
       if (watch) blocks.push({ hash, height: status.height, probeTxid: probe.txid });
       for (const ticket of group) stillMined.push({ ticket, watch });
       return;
@@ -167,11 +171,12 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
   const sweepUntilStopped = async () => {
     while (!stopped) {
       try {
-        while (!stopped && (await trackDueTickets(ctx, 50, (updates) => applier.add(updates))) > 0) {
-          // drain what is due before sleeping
+        // Drains what is due before sleeping: a sweep that claimed fewer than it may found no more.
+        while (!stopped && (await trackDueTickets(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
+          // the next batch of tickets
         }
-        while (!stopped && (await watchDueBlocks(ctx)) > 0) {
-          // the watched blocks too
+        while (!stopped && (await watchDueBlocks(ctx, SWEEP_LIMIT)) === SWEEP_LIMIT) {
+          // the next batch of watched blocks
         }
       } catch (err) {
         ctx.log.error({ err }, 'tracker sweep failed');

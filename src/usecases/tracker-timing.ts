@@ -1,5 +1,7 @@
 // When the tracker looks again: the next poll, the backstop of a MINED ticket whose block it
-// watches (docs/adr/0006), and the back-off after failed looks; and how many looks at once.
+// watches (docs/adr/0006), and the back-off after failed looks; how many looks at once; and when
+// a block is deep enough to be final.
+import type { Ledger } from '../ledger/port.js';
 import type { LookTimes } from '../store/ticket-writes.js';
 import type { TrackerSettings } from './context.js';
 
@@ -38,4 +40,18 @@ export async function eachAtMost<T>(limit: number, items: readonly T[], work: (i
     while (next < items.length) await work(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** The chain tip's height, or undefined when the ledger cannot say (nothing is final then). */
+export async function tipHeightNow(ledger: Ledger): Promise<number | undefined> {
+  try {
+    return (await ledger.tip()).height;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a block at `height` is final under a tip at `tipHeight` (never, with no tip known). */
+export function isFinal(tracker: TrackerSettings, tipHeight: number | undefined, height: number): boolean {
+  return tipHeight !== undefined && tipHeight - height + 1 >= tracker.finalConfirmations;
 }

@@ -19,19 +19,22 @@ import {
   settleTicketsIn,
 } from '../store/watched-blocks.js';
 import type { ServiceContext } from './context.js';
-import { eachAtMost, LEASE_MS, LOOKS_AT_ONCE, lookTimes, retryDelayMs } from './tracker-timing.js';
+import {
+  eachAtMost,
+  isFinal,
+  LEASE_MS,
+  LOOKS_AT_ONCE,
+  lookTimes,
+  retryDelayMs,
+  tipHeightNow,
+} from './tracker-timing.js';
 
 /** Looks at up to `limit` due blocks once; returns how many it claimed. */
 export async function watchDueBlocks(ctx: ServiceContext, limit = 50): Promise<number> {
   const now = ctx.now();
   const due = await claimDueBlocks(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
   if (due.length === 0) return 0;
-  let tipHeight: number | undefined;
-  try {
-    tipHeight = (await ctx.ledger.tip()).height;
-  } catch {
-    tipHeight = undefined;
-  }
+  const tipHeight = await tipHeightNow(ctx.ledger);
   const standing: string[] = [];
   const final: string[] = [];
   const left: string[] = [];
@@ -47,8 +50,7 @@ export async function watchDueBlocks(ctx: ServiceContext, limit = 50): Promise<n
       return;
     }
     if (status.kind === 'mined' && status.blockHash === block.hash) {
-      const depth = tipHeight === undefined ? 0 : tipHeight - status.height + 1;
-      (depth >= ctx.tracker.finalConfirmations ? final : standing).push(block.hash);
+      (isFinal(ctx.tracker, tipHeight, status.height) ? final : standing).push(block.hash);
     } else {
       ctx.log.info(
         { block: block.hash, height: block.height, probe: block.probeTxid },
