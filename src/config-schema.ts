@@ -147,7 +147,8 @@ export const ConfigSchema = Type.Object(
     trackerPollMs: Type.Optional(
       Type.Integer({
         minimum: 100,
-        description: 'How often the tracker polls a live ticket; absent: 2000 on the devnet, 30000 on ARC.',
+        description:
+          'How often the tracker polls a live ticket (a MINED one through its block, and on its own every 40 polls); absent: 2000 on the devnet, 30000 on ARC.',
       }),
     ),
     trackerFirstLookMs: Type.Integer({

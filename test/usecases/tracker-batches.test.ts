@@ -4,6 +4,7 @@
 // one by one only when the block left the chain; and a ticket whose block row a race lost is
 // still reached, by its backstop.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
 import type { Ledger, StatusListener, TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
@@ -260,5 +261,29 @@ describeOnEachDb('tracker batches', (fresh) => {
       records.map((r) => r.state),
       ['unconfirmed', 'unconfirmed', 'unconfirmed', 'unconfirmed'],
     );
+  });
+
+  it("docs/operations.md's queries of what the tracker watches run on this schema", async () => {
+    await fresh.db.query('DELETE FROM watched_blocks');
+    const hash = 'c4'.repeat(32);
+    const [t] = await tickets(fresh.db, 1, 'MINED', hash);
+    await fresh.db.query(
+      'INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at) VALUES ($1, 10, $2, $3)',
+      [hash, t!.txid, T0],
+    );
+    const docs = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const block = /What the tracker is watching right now:\s*```sql\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    const [blocks, due] = block
+      .split(';')
+      .map((q) => q.trim())
+      .filter((q) => q !== '');
+    assert.ok(blocks !== undefined && due !== undefined, 'two queries in the docs');
+    const rows = await fresh.db.query<{ blk_hash: string; height: number }>(blocks);
+    assert.deepEqual(
+      rows.map((r) => [r.blk_hash, r.height]),
+      [[hash, 10]],
+    );
+    const counts = await fresh.db.query<{ status: string }>(due);
+    assert.ok(counts.some((r) => r.status === 'MINED'));
   });
 });
