@@ -1,5 +1,5 @@
 // bench:reads — the hot reads (a ticket, balances with the feed's stamp, the stamp alone, a page
-// of unspent outputs) on PostgreSQL, each run on the write path's connections (planned on every
+// of unspent outputs, a submission batch's look-ups) on PostgreSQL, each run on the write path's connections (planned on every
 // run: the baseline) and on the hot reads' own (planned once: store/postgres-db.ts), in
 // interleaved blocks, one call at a time. Prints each read's time a call on both and the ratio
 // (baseline / hot reads: above 1 is faster), the median of the rounds, and which one the service
@@ -12,9 +12,10 @@ import { foldBalanceChanges } from '../src/store/address-balances.js';
 import type { Queryable } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { openPostgresDb } from '../src/store/postgres-db.js';
+import { submissionLookups } from '../src/store/submission-lookups.js';
 import { ticketsById } from '../src/store/ticket-queries.js';
 import { balancesWithStamp, feedStamp, unspentOutputPages } from '../src/store/wallet-queries.js';
-import { seedTicket, seedTransaction } from '../test/support/seed-store.js';
+import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 
 const CALLS = Number(process.env.BENCH_READS_CALLS ?? 300);
@@ -41,11 +42,13 @@ async function main(): Promise<void> {
     // A ledger of 6,000 outputs of 3,000 owners, half of their balance changes folded, 2,000 more
     // of four busy owners, and 1,000 tickets; the statistics taken after it.
     const owner = (i: number) => `owner${i % OWNERS}`;
+    const outpoints: string[] = [];
     for (let t = 0; t < 60; t++) {
-      await seedTransaction(db, {
+      const seeded = await seedTransaction(db, {
         senders: [],
         outputs: Array.from({ length: 100 }, (_, i) => ({ owner: owner(t * 100 + i), amount: 10n })),
       });
+      outpoints.push(...seeded.outpoints);
       if (t === 29) await foldBalanceChanges(db);
     }
     // Four busy addresses (a deposit address, a merchant) with 500 outputs each.
@@ -71,6 +74,15 @@ async function main(): Promise<void> {
         (q, i) =>
           unspentOutputPages(q, [{ addresses: [owner(i), owner(i + 1)], page: 1, size: 10, order: 'asc' }]),
         'each run',
+      ],
+      "a submission batch's look-ups (4 transfers, 8 inputs)": [
+        (q, i) =>
+          submissionLookups(
+            q,
+            Array.from({ length: 4 }, () => randomTxid()),
+            Array.from({ length: 8 }, (_, k) => outpoints[(i * 8 + k * 131) % outpoints.length]!),
+          ),
+        'once',
       ],
       "a page of busy addresses' outputs": [
         (q, i) =>
