@@ -96,6 +96,7 @@ async function measure(
   const writesBefore = databaseUrl === undefined ? undefined : await tableWrites(databaseUrl);
   const before = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
   const result = await runLoad({ ...plan, seconds: SECONDS });
+  const after = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
   const f = figuresOf(result);
   if (databaseUrl !== undefined && writesBefore !== undefined) {
     await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
@@ -104,8 +105,8 @@ async function measure(
       if (/^(tickets|watched_blocks):/.test(line)) console.log(`  rows per transfer, ${line}`);
   }
   const requests = result.latencies.read.length + result.latencies.transfer.length;
-  if (before !== undefined)
-    console.log(`  ${describeCpu(before, sampleCpu(cpuGroups!), requests, 'request')}`);
+  if (before !== undefined && after !== undefined)
+    console.log(`  ${describeCpu(before, after, requests, 'request')}`);
   const fmt = (n: number) => n.toFixed(1);
   console.log(
     `  ${label}: ${fmt(f.throughput)} req/s (${fmt(f.transfersPerSecond)} transfers/s); ` +
