@@ -1,12 +1,13 @@
 // bench:verdicts — statements and round trips per transfer on the ledger-verdict path, counted
 // through a Db proxy (every query is one round trip; a transaction adds BEGIN and COMMIT), on
 // PGlite (the statements are the same on PostgreSQL). A transfer's verdicts after its
-// submission: the broadcast's answer (mempool), the push of its block (mined), and the
-// tracker's looks until it is final: `BENCH_POLLS` polls while its block is not final (120 by
-// default: on ARC, 6 blocks ten minutes apart with a poll every 30 s), then one once it is. Besides
-// statements, the ticket rows written (a trigger counts them: the per-ticket work that grows with
-// the polls). Applied one by one (`applyLedgerStatus` per verdict, as
-// before batches) and in batches of `BATCH` (applyLedgerStatuses), when this tree has them.
+// submission: the broadcast's answer (mempool); the tracker's looks while it waits in the
+// mempool (`BENCH_MEMPOOL_POLLS`, 20 by default: ten minutes of ARC polls); the push of its
+// block (mined); the tracker's looks until it is final (`BENCH_POLLS` while its block is not
+// final, 120 by default: on ARC, 6 blocks ten minutes apart, a poll every 30 s; then one). Besides
+// statements and ledger looks, the ticket rows written (a trigger counts them). Applied one by
+// one (`applyLedgerStatus` per verdict, as before batches) and in batches of `BATCH`
+// (applyLedgerStatuses), when this tree has them.
 // Counting, not timing: the figures are exact and do not depend on the machine.
 import type { TxStatus } from '../src/ledger/port.js';
 import { migrate } from '../src/store/migrate.js';
@@ -23,6 +24,8 @@ const blockSweep = await import('../src/usecases/watch-blocks.js').catch(() => n
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 64);
 const POLLS = Number(process.env.BENCH_POLLS ?? 120);
 const POLL_MS = 1000;
+/** Polls while the transfers wait in the mempool for their block (20: ten minutes of ARC polls). */
+const MEMPOOL_POLLS = Number(process.env.BENCH_MEMPOOL_POLLS ?? 20);
 const BATCHES = (process.env.BENCH_BATCH ?? '1,16,64').split(',').map(Number);
 
 const BLOCK = 'ab'.repeat(32);
@@ -69,12 +72,13 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
   let now = new Date('2026-11-23T00:00:00Z');
   let tipHeight = 11;
   let looks = 0;
+  let ledgerSays: TxStatus = { kind: 'mempool' };
   const ctx = {
     db,
     ledger: {
       status: async () => {
         looks++;
-        return minedStatus;
+        return ledgerSays;
       },
       tip: async () => ({ height: tipHeight, hash: BLOCK, time: 0 }),
     },
@@ -111,6 +115,15 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
     ...(await phase('broadcast answer', () =>
       applyAll(() => ({ status: { kind: 'mempool' }, fromBroadcast: true })),
     )),
+    ...(await phase('tracker while in the mempool', async () => {
+      for (let poll = 0; poll < MEMPOOL_POLLS; poll++) {
+        now = new Date(now.getTime() + POLL_MS);
+        while ((await trackDueTickets(ctx, 50)) === 50) {
+          // drain
+        }
+      }
+      ledgerSays = minedStatus;
+    })),
     ...(await phase('mined push', () => applyAll(() => ({ status: minedStatus })))),
     ...(await phase('tracker until final', async () => {
       // POLLS looks while 2 deep, one once 6 deep (then never again).
