@@ -5,7 +5,7 @@
 // (baseline / hot reads: above 1 is faster), the median of the rounds, and which one the service
 // uses. On a ledger analyzed after it grew: a generic plan is frozen when a connection first runs
 // the statement, so this does not show a plan made on a young ledger's statistics (why the page
-// of outputs stays planned each run: docs/adr/0005-hot-reads-planned-once.md). Needs
+// of outputs and the look-ups stay planned each run: docs/adr/0005-hot-reads-planned-once.md). Needs
 // TEST_DATABASE_URL.
 // Env: BENCH_READS_CALLS (calls per block, 300), BENCH_READS_ROUNDS (5).
 import { foldBalanceChanges } from '../src/store/address-balances.js';
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
             Array.from({ length: 4 }, () => randomTxid()),
             Array.from({ length: 8 }, (_, k) => outpoints[(i * 8 + k * 131) % outpoints.length]!),
           ),
-        'once',
+        'each run',
       ],
       "a page of busy addresses' outputs": [
         (q, i) =>

@@ -9,7 +9,7 @@ import type { CosignJob, CosignOutcome } from '../domain/cosign-transfer.js';
 import { createBatcher } from '../process/batcher.js';
 import { cosignerInThread, cosignerOnThreads } from '../process/cosigner.js';
 import type { Logger } from '../process/logger.js';
-import { type Db, hotReads } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { isRetryableConflict } from '../store/sql-error.js';
 import { submissionLookups } from '../store/submission-lookups.js';
 import { type Submission, type SubmissionVerdict, writeSubmissions } from '../store/submission-writes.js';
@@ -109,9 +109,8 @@ export function createSubmissionPipeline(deps: {
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
     async (items) => {
       const { earlier, known, frozen } = await observed(deps.observe, 'lookup', items.length, () =>
-        // On the connections that plan a statement once (docs/adr/0005): planning was 4x its run.
         submissionLookups(
-          hotReads(db),
+          db,
           [...new Set(items.map((i) => i.submittedTxid))],
           [...new Set(items.flatMap((i) => i.outpoints))],
         ),
