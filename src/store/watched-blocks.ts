@@ -21,19 +21,20 @@ export interface DueBlock extends BlockToWatch {
 
 /**
  * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
- * probe and schedule). Inserted in hash order, the one order every writer inserts them in.
+ * probe and schedule). Inserted in hash order (the statement's ORDER BY), the one order every
+ * writer inserts them in.
  */
 export async function watchBlocks(q: Queryable, blocks: readonly BlockToWatch[], at: Date): Promise<void> {
   const byHash = new Map<string, BlockToWatch>();
   for (const block of blocks) if (!byHash.has(block.hash)) byHash.set(block.hash, block);
   if (byHash.size === 0) return;
-  const sorted = [...byHash.values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  const distinct = [...byHash.values()];
   await q.query(
     `INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at)
      SELECT u.hash, u.height, u.probe, $1 FROM unnest($2::text[], $3::int[], $4::text[]) AS u(hash, height, probe)
       ORDER BY u.hash
      ON CONFLICT (blk_hash) DO NOTHING`,
-    [at, sorted.map((b) => b.hash), sorted.map((b) => b.height), sorted.map((b) => b.probeTxid)],
+    [at, distinct.map((b) => b.hash), distinct.map((b) => b.height), distinct.map((b) => b.probeTxid)],
   );
 }
 

@@ -34,19 +34,18 @@ import {
   LOOKS_AT_ONCE,
   lookTimes,
   retryDelayMs,
+  SWEEP_LIMIT,
   tipHeightNow,
 } from './tracker-timing.js';
 import { watchDueBlocks } from './watch-blocks.js';
 
-/** Tickets, or blocks, one sweep claims at most. */
-const SWEEP_LIMIT = 50;
 /** Statuses applied per database transaction at most. */
 const MAX_PUSH_BATCH = 1000;
 
 /** Looks at up to `limit` due tickets once; returns how many it claimed. */
 export async function trackDueTickets(
   ctx: ServiceContext,
-  limit = 50,
+  limit = SWEEP_LIMIT,
   apply: (updates: readonly LedgerUpdate[]) => Promise<void> = (updates) => applyLedgerStatuses(ctx, updates),
 ): Promise<number> {
   const now = ctx.now();

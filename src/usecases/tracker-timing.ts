@@ -17,6 +17,9 @@ const MAX_BACKOFF_MS = 60_000;
 /** How long a sweep holds what it claimed (a ticket, a block) before another tracker may take it. */
 export const LEASE_MS = 30_000;
 
+/** Tickets, or blocks, one sweep claims at most. */
+export const SWEEP_LIMIT = 50;
+
 /** Status questions to the ledger at once. */
 export const LOOKS_AT_ONCE = 8;
 

@@ -26,11 +26,12 @@ import {
   LOOKS_AT_ONCE,
   lookTimes,
   retryDelayMs,
+  SWEEP_LIMIT,
   tipHeightNow,
 } from './tracker-timing.js';
 
 /** Looks at up to `limit` due blocks once; returns how many it claimed. */
-export async function watchDueBlocks(ctx: ServiceContext, limit = 50): Promise<number> {
+export async function watchDueBlocks(ctx: ServiceContext, limit = SWEEP_LIMIT): Promise<number> {
   const now = ctx.now();
   const due = await claimDueBlocks(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
   if (due.length === 0) return 0;
