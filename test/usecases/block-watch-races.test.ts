@@ -19,6 +19,11 @@ const T0 = new Date('2026-11-23T00:00:00.000Z');
 const POLL_MS = 1000;
 const blockHash = (n: number) => `b1${n.toString(16).padStart(62, '0')}`;
 
+/** The status of a transaction mined in `at`. */
+function statusIn(at: { hash: string; height: number }): TxStatus {
+  return { kind: 'mined', blockHash: at.hash, height: at.height, index: 1, blockTime: 1, merklePath: '00' };
+}
+
 /** A ledger that knows where each txid is mined, answering after a few ms (looks overlap). */
 function chain(tip: () => number) {
   const minedIn = new Map<string, { hash: string; height: number }>();
@@ -29,9 +34,7 @@ function chain(tip: () => number) {
       asked.push(txid);
       await new Promise((r) => setTimeout(r, 2));
       const at = minedIn.get(txid);
-      return at === undefined
-        ? { kind: 'mempool' }
-        : { kind: 'mined', blockHash: at.hash, height: at.height, index: 1, blockTime: 1, merklePath: '00' };
+      return at === undefined ? { kind: 'mempool' } : statusIn(at);
     },
   };
   return { ledger, minedIn, asked };
@@ -149,16 +152,5 @@ describeOnEachDb('block watch races', (fresh) => {
     );
     assert.deepEqual(await fresh.db.query('SELECT blk_hash FROM watched_blocks'), [], 'no block watched');
     assert.deepEqual(errors, [], 'no sweep failed');
-
-    function statusIn(at: { hash: string; height: number }): TxStatus {
-      return {
-        kind: 'mined',
-        blockHash: at.hash,
-        height: at.height,
-        index: 1,
-        blockTime: 1,
-        merklePath: '00',
-      };
-    }
   });
 });
