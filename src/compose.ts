@@ -10,6 +10,7 @@ import {
   fundingLeaseProblems,
   operatorKeyProblems,
   productionProblems,
+  writerProblems,
 } from './config.js';
 import { hash160 } from './crypto/hash.js';
 import { uuidv7 } from './crypto/random-id.js';
@@ -38,7 +39,7 @@ import { releaseAllFundingLeases } from './store/funding-leases.js';
 import { migrate } from './store/migrate.js';
 import { openPgliteDb } from './store/pglite-db.js';
 import { openPostgresDb } from './store/postgres-db.js';
-import { applyLedgerStatus } from './usecases/apply-ledger-status.js';
+import { applyLedgerStatus, applyLedgerStatuses } from './usecases/apply-ledger-status.js';
 import { createBroadcastQueue } from './usecases/broadcast-queue.js';
 import type { ServiceContext } from './usecases/context.js';
 import {
@@ -48,7 +49,13 @@ import {
   loadTokenSettings,
   type TokenSettings,
 } from './usecases/deploy-token.js';
+import {
+  type CommitterSettings,
+  createSubmissionCommitter,
+  type SubmissionCommitter,
+} from './usecases/submission-committer.js';
 import { createSubmissionPipeline, type PipelineSettings } from './usecases/submission-pipeline.js';
+import { createWriterLink, type WriterLink } from './writer/writer-link.js';
 
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
 const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
@@ -66,7 +73,16 @@ export interface Parts {
   readonly ctx: ServiceContext;
   /** The service's Prometheus metrics (the ledger above is timed into them). */
   readonly metrics: ServiceMetrics;
+  /** This process's committer of submissions (api and writer processes; drained at the stop). */
+  readonly committer: SubmissionCommitter | null;
+  /** An api process's way to the deployment's writer (PostgreSQL, when it does not run the writer itself). */
+  readonly writerLink: WriterLink | null;
 }
+
+/** How often an api process looks the writer up again, and passes a failed one by, ms. */
+const WRITER_REFRESH_MS = 2_000;
+/** How long an api process waits for the writer's answer before writing the batch itself, ms. */
+const WRITER_TIMEOUT_MS = 10_000;
 
 export async function composeParts(
   config: Config,
@@ -77,6 +93,7 @@ export async function composeParts(
   const problems = [
     ...operatorKeyProblems(config),
     ...fundingLeaseProblems(config),
+    ...writerProblems(config),
     ...productionProblems(config),
   ];
   if (problems.length > 0) throw new ConfigError(problems);
@@ -191,27 +208,77 @@ export async function composeParts(
       onTransition: ticketTimings(metrics),
     };
     // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
-    // and broadcast them in batches (both closed by the service's stop).
-    const ctx: ServiceContext = config.roles.includes('api')
-      ? {
-          ...base,
-          broadcasts: createBroadcastQueue(base),
-          submissions: createSubmissionPipeline({
+    // and broadcast them in batches (both closed by the service's stop). With a writer in the
+    // deployment (ADR 0007), an api process sends both kinds of writes to it instead.
+    const runsApi = config.roles.includes('api');
+    const runsWriter = config.roles.includes('writer');
+    const observe = (stage: 'lookup' | 'commit', size: number, seconds: number, ok: boolean) => {
+      metrics.batchSize.observe({ stage }, size);
+      metrics.batchDuration.observe({ stage, outcome: ok ? 'ok' : 'error' }, seconds);
+    };
+    const committer =
+      runsApi || runsWriter
+        ? createSubmissionCommitter({
             db,
             now,
             log: logger,
-            settings: pipelineSettingsOf(config, db),
-            keys: base.keys,
-            observe: (stage, size, seconds, ok) => {
-              metrics.batchSize.observe({ stage }, size);
-              metrics.batchDuration.observe({ stage, outcome: ok ? 'ok' : 'error' }, seconds);
+            settings: committerSettingsOf(config, db),
+            observe,
+          })
+        : null;
+    const writerLink =
+      runsApi && !runsWriter && committer !== null && db.dialect === 'postgres'
+        ? createWriterLink({
+            db,
+            now,
+            log: logger,
+            local: {
+              commit: (s) => committer.add(s),
+              applyUpdates: (updates) => applyLedgerStatuses(base, updates),
             },
-          }),
-        }
-      : base;
+            settings: { refreshMs: WRITER_REFRESH_MS, timeoutMs: WRITER_TIMEOUT_MS },
+          })
+        : null;
+    if (writerLink !== null) {
+      closers.unshift(() => writerLink.close());
+      await writerLink.refresh();
+    }
+    const ctx: ServiceContext =
+      runsApi && committer !== null
+        ? {
+            ...base,
+            broadcasts: createBroadcastQueue(
+              base,
+              writerLink === null ? {} : { apply: (updates) => writerLink.applyUpdates(updates) },
+            ),
+            submissions: createSubmissionPipeline({
+              db,
+              now,
+              log: logger,
+              settings: pipelineSettingsOf(config, db),
+              keys: base.keys,
+              commit: writerLink === null ? (s) => committer.add(s) : (s) => writerLink.commit(s),
+              observe,
+            }),
+          }
+        : base;
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
-    return { config, logger, db, ledger, devnet, arc, keys, masterKey, token, ctx, metrics };
+    return {
+      config,
+      logger,
+      db,
+      ledger,
+      devnet,
+      arc,
+      keys,
+      masterKey,
+      token,
+      ctx,
+      metrics,
+      committer,
+      writerLink,
+    };
   } catch (err) {
     for (const close of closers) await close().catch(() => undefined);
     throw err;
@@ -239,10 +306,20 @@ export function tokenConfigOf(token: TokenSettings, config: Config): TokenConfig
 }
 
 /**
- * The submission pipeline's settings. PGlite runs one transaction at a time on the main thread:
- * one batch in flight, and a lone submission waits 2 ms for company (nothing arrives while a
- * transaction runs); across a socket natural batching forms the batches.
+ * The committer's settings. PGlite runs one transaction at a time on the main thread: a lone
+ * submission waits 2 ms for company (nothing arrives while a transaction runs); across a socket
+ * a short window and natural batching form the batches.
  */
+function committerSettingsOf(config: Config, db: Db): CommitterSettings {
+  return {
+    maxBatch: config.submissionBatchMax,
+    maxInFlight: config.submissionBatchesInFlight,
+    windowMs: config.submissionWindowMs ?? (db.dialect === 'pglite' ? 2 : 4),
+    leaseMs: config.fundingLeaseMs,
+  };
+}
+
+/** The submission pipeline's settings: its look-ups batch as the committer does. */
 function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
   const pglite = db.dialect === 'pglite';
   return {

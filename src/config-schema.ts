@@ -15,7 +15,9 @@ const SecretKey = (description: string) =>
   Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description, 'x-secret': 'value' }));
 const Count = (def: number, description: string) => Type.Integer({ minimum: 1, default: def, description });
 
-export const ROLES = ['api', 'tracker', 'deliverer', 'devnet'] as const;
+export const ROLES = ['api', 'tracker', 'deliverer', 'devnet', 'writer'] as const;
+/** What a process runs when no roles are named: everything but the writer, which only a deployment of several api processes on PostgreSQL needs. */
+export const DEFAULT_ROLES = ['api', 'tracker', 'deliverer', 'devnet'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const ConfigSchema = Type.Object(
@@ -49,8 +51,22 @@ export const ConfigSchema = Type.Object(
     roles: Type.Array(Type.Enum([...ROLES]), {
       minItems: 1,
       uniqueItems: true,
-      default: [...ROLES],
-      description: 'Roles this process runs (comma-separated in env and flags).',
+      default: [...DEFAULT_ROLES],
+      description:
+        "Roles this process runs (comma-separated in env and flags). 'writer' (PostgreSQL only, one per deployment) writes every api process's transfers and broadcast answers in shared batches (docs/adr/0007-one-writer-per-deployment.md); it is not run by default.",
+    }),
+    writerHost: Type.String({
+      minLength: 1,
+      default: '127.0.0.1',
+      description:
+        "Address the writer role's internal server binds, and that api processes are given to reach it (a private address: callers present a token kept in the database).",
+    }),
+    writerPort: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 0,
+      description:
+        "The writer role's internal port (0: any free port; api processes find it in the database).",
     }),
     blockIntervalMs: Type.Integer({
       minimum: 0,

@@ -87,6 +87,20 @@ function databaseProblems(config: Config): string[] {
   return [];
 }
 
+/** The writer serves several api processes on one PostgreSQL database (ADR 0007). */
+export function writerProblems(config: Config): string[] {
+  if (!config.roles.includes('writer')) return [];
+  if (config.databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(config.databaseUrl))
+    return [
+      "the 'writer' role needs a PostgreSQL databaseUrl: with the embedded database one process writes everything already",
+    ];
+  if (config.writerHost === '0.0.0.0' || config.writerHost === '::')
+    return [
+      'writerHost must be an address api processes can reach (not a wildcard): they are given it to connect to',
+    ];
+  return [];
+}
+
 export function productionProblems(config: Config): string[] {
   if (config.env !== 'production') return [];
   const problems: string[] = [];
@@ -159,6 +173,7 @@ export function loadConfig(input: LoadConfigInput = {}): Config {
     problems.push(
       ...operatorKeyProblems(config),
       ...fundingLeaseProblems(config),
+      ...writerProblems(config),
       ...productionProblems(config),
     );
   if (problems.length > 0) throw new ConfigError(problems);

@@ -11,6 +11,7 @@ import { assertPortFree } from './process/port-check.js';
 import { type ApiRole, startApiRole } from './roles/api.js';
 import { startDelivererRole } from './roles/deliverer.js';
 import { startTrackerRole } from './roles/tracker.js';
+import { startWriterRole } from './roles/writer.js';
 import { type BalanceFolder, startBalanceFolder } from './usecases/balance-folder.js';
 import { ADMIN_KEY_FILE, type AdminKeyNote, ensureAdminKey } from './usecases/first-admin-key.js';
 
@@ -47,13 +48,17 @@ export async function startService(
   const { logger, db } = parts;
   const runs = (role: Role) => config.roles.includes(role);
   let tracker: Started | null = null;
+  let writer: Started | null = null;
   let deliverer: Deliverer | null = null;
   let api: ApiRole | null = null;
   let balanceFolder: BalanceFolder | null = null;
-  // The api first (no more transfers), then the tracker, then the deliverer.
+  // The api first (no more transfers), then the writer (once nothing is sent to it), the
+  // tracker, the deliverer; then what the committer still holds.
   const stopRoles = async () => {
-    for (const role of [api, tracker, deliverer, balanceFolder])
+    for (const role of [api, writer, tracker, deliverer, balanceFolder])
       await role?.stop().catch((err) => logger.error({ err }, 'stopping a role failed'));
+    await parts.writerLink?.close().catch((err) => logger.error({ err }, 'closing the writer link failed'));
+    await parts.committer?.drain();
   };
   const closeParts = async () => {
     await parts.ledger.close().catch(() => undefined);
@@ -70,6 +75,7 @@ export async function startService(
     // The 'devnet' role has no starter: the embedded devnet mines wherever arcUrl is absent.
     // Balances kept per address: the writers' and readers' processes fold their changes.
     if (runs('api') || runs('tracker')) balanceFolder = startBalanceFolder({ db, log: logger });
+    if (runs('writer')) writer = await startWriterRole(parts);
     if (runs('tracker')) tracker = await startTrackerRole(parts);
     if (runs('deliverer')) deliverer = startDelivererRole(parts);
     if (runs('api')) api = await startApiRole(parts, version);

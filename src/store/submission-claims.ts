@@ -1,7 +1,8 @@
 // The claims of a submission batch, in one statement of data-modifying CTEs: the tickets
 // (a submitted txid that has one already is skipped), the token inputs of the tickets just made
 // (rows locked in one order, (txid, vout), by every writer, then reserved where free), and each
-// ticket's leased funding output (only while this process still holds the lease). The caller,
+// ticket's leased funding output (only while the api process that cosigned with it, the
+// submission's leaseOwner, still holds the lease). The caller,
 // store/submission-writes.ts, settles what was not claimed. The main query reads the CTEs in
 // this order, so PostgreSQL runs them in it: the tickets' unique entries first, then the token
 // output rows, then the funding rows, as the three separate statements did before; a deadlock
@@ -25,11 +26,7 @@ export interface Claims {
   readonly funded: ReadonlySet<string>;
 }
 
-export async function claimSubmissions(
-  tx: Queryable,
-  batch: readonly Submission[],
-  leaseOwner: string,
-): Promise<Claims> {
+export async function claimSubmissions(tx: Queryable, batch: readonly Submission[]): Promise<Claims> {
   const inputs = batch
     .flatMap((s) => s.inputs.map((i) => ({ ...i, ticket: s.ticketId, spender: s.txid })))
     .sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
@@ -58,8 +55,8 @@ export async function claimSubmissions(
        RETURNING w.ticket
      ), funded AS (
        UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL
-         FROM unnest($14::text[], $15::int[], $16::uuid[]) AS u(txid, vout, ticket)
-        WHERE f.txid = u.txid AND f.vout = u.vout AND f.state NOT IN ('reserved', 'spent') AND f.lease_owner = $17
+         FROM unnest($14::text[], $15::int[], $16::uuid[], $17::text[]) AS u(txid, vout, ticket, owner)
+        WHERE f.txid = u.txid AND f.vout = u.vout AND f.state NOT IN ('reserved', 'spent') AND f.lease_owner = u.owner
           AND u.ticket IN (SELECT id FROM made)
        RETURNING u.ticket
      )
@@ -83,7 +80,7 @@ export async function claimSubmissions(
       batch.map((s) => s.funding.txid),
       batch.map((s) => s.funding.vout),
       batch.map((s) => s.ticketId),
-      leaseOwner,
+      batch.map((s) => s.leaseOwner),
     ],
   );
   const inserted = new Set<string>();

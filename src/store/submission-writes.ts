@@ -27,6 +27,8 @@ export interface Submission {
   readonly rawTx: Uint8Array;
   readonly inputs: readonly Outpoint[];
   readonly funding: Outpoint;
+  /** Who holds the funding output's lease: the api process that cosigned with it. */
+  readonly leaseOwner: string;
   readonly outputs: readonly NewTokenOutput[];
   readonly senders: readonly string[];
   readonly receivers: readonly string[];
@@ -53,13 +55,14 @@ const key = (o: Outpoint) => `${o.txid}_${o.vout}`;
 export async function writeSubmissions(
   tx: Queryable,
   batch: readonly Submission[],
-  lease: { readonly owner: string; readonly until: Date },
+  /** Until when a funding output given back to its lease owner (a loser's) stays leased. */
+  leaseUntil: Date,
 ): Promise<SubmissionVerdict[]> {
   const verdicts = new Map<string, SubmissionVerdict>();
   if (batch.length === 0) return [];
 
   // 1-3. Tickets, token inputs and funding outputs claimed in one statement (submission-claims.ts).
-  const { inserted, reservedCount, funded } = await claimSubmissions(tx, batch, lease.owner);
+  const { inserted, reservedCount, funded } = await claimSubmissions(tx, batch);
   const skipped = batch.filter((s) => !inserted.has(s.ticketId));
   if (skipped.length > 0) {
     const bySubmitted = await ticketIdsBySubmittedTxid(
@@ -94,10 +97,14 @@ export async function writeSubmissions(
       'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE reserved_by = ANY($1::uuid[])',
       [ids],
     );
+    // Each loser's funding output goes back to its own lease owner (batches from the writer
+    // hold several api processes' submissions).
+    const lost = [...losers];
     await tx.query(
-      `UPDATE funding_outputs SET state = 'available', reserved_by = NULL, lease_owner = $2, lease_until = $3
-        WHERE reserved_by = ANY($1::uuid[]) AND state = 'reserved'`,
-      [ids, lease.owner, lease.until],
+      `UPDATE funding_outputs f SET state = 'available', reserved_by = NULL, lease_owner = u.owner, lease_until = $3
+         FROM unnest($1::uuid[], $2::text[]) AS u(ticket, owner)
+        WHERE f.reserved_by = u.ticket AND f.state = 'reserved'`,
+      [lost.map((s) => s.ticketId), lost.map((s) => s.leaseOwner), leaseUntil],
     );
     await tx.query('DELETE FROM tickets WHERE id = ANY($1::uuid[])', [ids]);
     for (const s of fundingLost) verdicts.set(s.ticketId, { kind: 'funding-lost' });

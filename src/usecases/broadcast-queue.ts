@@ -6,7 +6,7 @@
 // rest of its turn. Each caller gets its own outcome, once the ledger's answer is committed.
 import { LedgerUnavailableError } from '../ledger/port.js';
 import { createBatcher } from '../process/batcher.js';
-import { applyLedgerStatuses } from './apply-ledger-status.js';
+import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import { type BroadcastOutcome, verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
 
@@ -28,9 +28,15 @@ const DEFAULT_MAX_BATCH = 256;
 
 export function createBroadcastQueue(
   ctx: ServiceContext,
-  options: { maxBatch?: number; windowMs?: number } = {},
+  options: {
+    maxBatch?: number;
+    windowMs?: number;
+    /** Where the answers are written (the writer's link, ADR 0007); default: here, in one transaction. */
+    apply?: (updates: readonly LedgerUpdate[]) => Promise<void>;
+  } = {},
 ): BroadcastQueue {
-  const batches = createBatcher<BroadcastItem, BroadcastOutcome>((items) => sendBatch(ctx, items), {
+  const apply = options.apply ?? ((updates) => applyLedgerStatuses(ctx, updates));
+  const batches = createBatcher<BroadcastItem, BroadcastOutcome>((items) => sendBatch(ctx, items, apply), {
     maxBatch: Math.max(1, options.maxBatch ?? DEFAULT_MAX_BATCH),
     windowMs: Math.max(0, options.windowMs ?? 0),
     sameTurn: true,
@@ -54,7 +60,11 @@ export function createBroadcastQueue(
 }
 
 /** One broadcastMany, one transaction for all answers; an outcome per item, in order. */
-async function sendBatch(ctx: ServiceContext, items: readonly BroadcastItem[]): Promise<BroadcastOutcome[]> {
+async function sendBatch(
+  ctx: ServiceContext,
+  items: readonly BroadcastItem[],
+  apply: (updates: readonly LedgerUpdate[]) => Promise<void>,
+): Promise<BroadcastOutcome[]> {
   let results: Awaited<ReturnType<ServiceContext['ledger']['broadcastMany']>>;
   try {
     results = await ctx.ledger.broadcastMany(items.map((i) => i.rawTx));
@@ -67,9 +77,6 @@ async function sendBatch(ctx: ServiceContext, items: readonly BroadcastItem[]): 
     return items.map(() => ({ kind: 'unavailable', reason: err.message }));
   }
   const verdicts = items.map((item, i) => verdictOf(item.txid, results[i]!));
-  await applyLedgerStatuses(
-    ctx,
-    verdicts.flatMap((v) => (v.update === null ? [] : [v.update])),
-  );
+  await apply(verdicts.flatMap((v) => (v.update === null ? [] : [v.update])));
   return verdicts.map((v) => v.outcome);
 }

@@ -104,6 +104,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       rawTx: done.raw,
       inputs: inputs.map((o) => ({ txid: o.txid, vout: o.vout })),
       funding,
+      leaseOwner: pipeline.funding.owner,
       outputs: parsed.tokenOutputs.map((o) => ({
         vout: o.vout,
         owner: o.owner,

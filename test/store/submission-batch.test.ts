@@ -16,7 +16,6 @@ import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.j
 const OWNER = 'lease-test-owner';
 const now = new Date('2026-11-23T10:00:00Z');
 const until = new Date('2026-11-23T11:00:00Z');
-const lease = { owner: OWNER, until };
 
 async function fundingOutputs(db: Db, count: number): Promise<{ txid: string; vout: number }[]> {
   const txid = randomTxid();
@@ -50,6 +49,7 @@ function submission(
     rawTx: new Uint8Array([1, 0, 0, 0, inputs.length]),
     inputs: inputs.map((o) => ({ txid: o.slice(0, 64), vout: Number(o.slice(65)) })),
     funding,
+    leaseOwner: OWNER,
     outputs: [
       {
         vout: 0,
@@ -88,7 +88,7 @@ describeOnEachDb('submission batches', (fresh) => {
     const batch = inputs.map((o, i) =>
       submission([o], funding[i]!, i === 1 ? { callbackUrl: 'https://wallet.example/cb' } : {}),
     );
-    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, lease));
+    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, until));
     assert.deepEqual(
       verdicts.map((v) => v.kind),
       ['created', 'created', 'created'],
@@ -147,7 +147,7 @@ describeOnEachDb('submission batches', (fresh) => {
     const [alone] = await coins(1);
     const earlier = submission([alone!], f5!);
     assert.equal(
-      (await fresh.db.transaction((tx) => writeSubmissions(tx, [earlier], lease)))[0]!.kind,
+      (await fresh.db.transaction((tx) => writeSubmissions(tx, [earlier], until)))[0]!.kind,
       'created',
     );
     // f4's lease has moved to another process.
@@ -163,7 +163,7 @@ describeOnEachDb('submission batches', (fresh) => {
       submission([lostLeaseInput!], f4!),
       { ...submission([alone!], f1!), submittedTxid: earlier.submittedTxid },
     ];
-    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, lease));
+    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, until));
     assert.deepEqual(verdicts[0], {
       kind: 'conflict',
       code: 'INPUT_LOCKED',
@@ -213,6 +213,41 @@ describeOnEachDb('submission batches', (fresh) => {
       ),
       1,
       'the input of the lost-lease submission is free again',
+    );
+  });
+
+  it("one batch of several lease owners (the writer's): each claims its own lease, and a loser's funding goes back to its owner", async () => {
+    const [c1, c2, c3] = await coins(3);
+    const [f1, f2, f3] = await fundingOutputs(fresh.db, 3);
+    // f2 and f3 are leased to a second api process; f1 stays with OWNER.
+    await fresh.db.query(
+      "UPDATE funding_outputs SET lease_owner = 'second process' WHERE (txid, vout) IN (($1, $2::int), ($1, $3::int))",
+      [f2!.txid, String(f2!.vout), String(f3!.vout)],
+    );
+    const batch = [
+      submission([c1!], f1!),
+      submission([c2!], f2!, { leaseOwner: 'second process' }),
+      // Its owner is named wrong: the lease is not its to take.
+      submission([c3!], f3!),
+      // Spends what the first spends, from the second process: it loses its input.
+      submission([c1!], f3!, { leaseOwner: 'second process' }),
+    ];
+    const [first, second, wrongOwner] = await fresh.db.transaction((tx) =>
+      writeSubmissions(tx, batch.slice(0, 3), until),
+    );
+    assert.deepEqual(
+      [first, second, wrongOwner],
+      [{ kind: 'created' }, { kind: 'created' }, { kind: 'funding-lost' }],
+    );
+    const [loser] = await fresh.db.transaction((tx) => writeSubmissions(tx, [batch[3]!], until));
+    assert.equal(loser!.kind, 'conflict');
+    assert.equal(
+      await count(
+        `SELECT count(*) AS n FROM funding_outputs WHERE txid = $1 AND vout = $2::int AND state = 'available' AND lease_owner = 'second process'`,
+        [f3!.txid, String(f3!.vout)],
+      ),
+      1,
+      "the loser's funding output is its owner's again",
     );
   });
 

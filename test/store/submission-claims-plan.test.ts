@@ -57,6 +57,7 @@ describeOnEachDb('submission claims plan', (fresh) => {
       rawTx: new Uint8Array([1, 0, 0, 0]),
       inputs: [{ txid: coins.outpoints[i]!.slice(0, 64), vout: Number(coins.outpoints[i]!.slice(65)) }],
       funding: { txid: leased[i]!.txid, vout: leased[i]!.vout },
+      leaseOwner: OWNER,
       outputs: [],
       senders: [`owner${i % 50}`],
       receivers: [],
@@ -67,7 +68,7 @@ describeOnEachDb('submission claims plan', (fresh) => {
       firstCheckAt: now,
     }));
     const plans: string[] = [];
-    const claims = await db.transaction((tx) => claimSubmissions(explaining(tx, plans), batch, OWNER));
+    const claims = await db.transaction((tx) => claimSubmissions(explaining(tx, plans), batch));
 
     assert.equal(claims.inserted.size, 20);
     assert.equal(claims.funded.size, 20);

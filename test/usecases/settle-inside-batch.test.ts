@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Submission } from '../../src/store/submission-writes.js';
-import { settleInsideBatch } from '../../src/usecases/submission-pipeline.js';
+import { settleInsideBatch } from '../../src/usecases/submission-committer.js';
 
 const at = new Date(0);
 const sub = (ticketId: string, submittedTxid: string, inputs: string[]): Submission => ({
@@ -14,6 +14,7 @@ const sub = (ticketId: string, submittedTxid: string, inputs: string[]): Submiss
   rawTx: new Uint8Array(),
   inputs: inputs.map((o) => ({ txid: o.split('_')[0]!, vout: Number(o.split('_')[1]) })),
   funding: { txid: 'f', vout: 0 },
+  leaseOwner: 'this process',
   outputs: [],
   senders: [],
   receivers: [],
