@@ -11,8 +11,9 @@
 // its PID, also on error. PostgreSQL parts need TEST_DATABASE_URL.
 // Env: BENCH_LOAD_SECONDS (20), BENCH_LOAD_WARMUP_SECONDS (10), BENCH_LOAD_ROUNDS (3),
 // BENCH_LOAD_CONCURRENCY (16), BENCH_LOAD_FUNDED (transfers made ready per measurement),
-// BENCH_LOAD_INSTANCES (1,2,4), BENCH_SERVICE_FLAGS (extra flags of every service process),
-// BENCH_LOAD_PROFILE (a directory: CPU profiles of the api and tracker+deliverer processes).
+// BENCH_LOAD_INSTANCES (1,2,4), BENCH_LOAD_WRITER (both: each PostgreSQL configuration without and
+// with a writer in the tracker+deliverer process, ADR 0007; without; with), BENCH_SERVICE_FLAGS (extra flags of every service process),
+// BENCH_LOAD_PGSS (1: statements per transfer from pg_stat_statements), BENCH_LOAD_PROFILE (a directory: CPU profiles of the api and tracker+deliverer processes).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,8 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
-import { describeTableWrites, tableWrites } from './table-writes.js';
+import { describeStatementStats, resetStatementStats } from './statement-stats.js';
+import { databaseCommits, describeTableWrites, tableWrites } from './table-writes.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 /**
@@ -41,10 +43,16 @@ const FUNDED = Number(process.env.BENCH_LOAD_FUNDED ?? Math.ceil((SECONDS + WARM
 const INSTANCES = (
   (process.env.BENCH_LOAD_INSTANCES ?? '1,2,4').split(',').map(Number) as (1 | 2 | 4)[]
 ).filter((n) => n === 1 || n === 2 || n === 4);
+/** Whether the PostgreSQL configurations run without a writer, with one, or both (BENCH_LOAD_WRITER). */
+const WRITER_MODES: readonly boolean[] = (
+  { both: [false, true], with: [true], without: [false] } as Record<string, boolean[]>
+)[process.env.BENCH_LOAD_WRITER ?? 'both'] ?? [false, true];
 /** Where the PostgreSQL configurations' api and tracker+deliverer processes write CPU profiles. */
 const PROFILE = process.env.BENCH_LOAD_PROFILE;
 /** Extra flags for every service process (e.g. to try a setting), split on spaces. */
 const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+/** Statements per transfer of each PostgreSQL measurement, from pg_stat_statements (statement-stats.ts). */
+const PGSS = process.env.BENCH_LOAD_PGSS === '1';
 const ENTRY = 'src/cli/entry.ts';
 const RUNNING_AT = /running at (http:\/\/\S+)/;
 
@@ -94,6 +102,10 @@ async function measure(
   };
   await runLoad({ ...plan, seconds: WARMUP });
   const writesBefore = databaseUrl === undefined ? undefined : await tableWrites(databaseUrl);
+  const commitsBefore = databaseUrl === undefined ? undefined : await databaseCommits(databaseUrl);
+  // pg_stat_statements lives in the database TEST_DATABASE_URL names (the extension's home).
+  const statsUrl = process.env.TEST_DATABASE_URL;
+  if (PGSS && statsUrl !== undefined) await resetStatementStats(statsUrl);
   const before = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
   const result = await runLoad({ ...plan, seconds: SECONDS });
   const after = cpuGroups === undefined ? undefined : sampleCpu(cpuGroups);
@@ -103,6 +115,13 @@ async function measure(
     // The tracker's rows: tickets (claims and reschedules among them) and watched blocks.
     for (const line of describeTableWrites(writesBefore, await tableWrites(databaseUrl), f.transfer.count))
       if (/^(tickets|watched_blocks):/.test(line)) console.log(`  rows per transfer, ${line}`);
+    // Every committed transaction, the reads' statements outside a transaction included (the
+    // 4 reads of each transfer's share): what batching across processes changes.
+    const commits = (await databaseCommits(databaseUrl)) - (commitsBefore ?? 0);
+    console.log(`  database transactions per transfer: ${(commits / f.transfer.count).toFixed(2)}`);
+    if (PGSS && statsUrl !== undefined)
+      for (const line of await describeStatementStats(statsUrl, databaseUrl, f.transfer.count))
+        console.log(`    ${line}`);
   }
   const requests = result.latencies.read.length + result.latencies.transfer.length;
   if (before !== undefined && after !== undefined)
@@ -137,7 +156,13 @@ const tempDir = (label: string) => {
 /** The PostgreSQL configurations' database (set once it is created). */
 let databaseUrl: string | undefined;
 
-type Config = 'baseline' | 'embedded' | `postgres x${(typeof INSTANCES)[number]}`;
+type Config =
+  | 'baseline'
+  | 'embedded'
+  | `postgres x${(typeof INSTANCES)[number]}`
+  | `postgres x${(typeof INSTANCES)[number]} + writer`;
+const postgresLabel = (n: (typeof INSTANCES)[number], writer: boolean): Config =>
+  writer ? `postgres x${n} + writer` : `postgres x${n}`;
 const results = new Map<Config, Figures[]>();
 const record = (config: Config, f: Figures) => results.set(config, [...(results.get(config) ?? []), f]);
 
@@ -180,13 +205,14 @@ async function embeddedRound(
 async function postgresRound(
   round: number,
   n: (typeof INSTANCES)[number],
+  writer: boolean,
   shared: readonly string[],
   apiKey: { value: string | null },
 ): Promise<void> {
   const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], FUNDED, {
     mine: false,
     createKey: apiKey.value === null,
-    tag: `postgres ${n} ${round}`,
+    tag: `postgres ${n}${writer ? ' writer' : ''} ${round}`,
   });
   apiKey.value ??= prepared.apiKey;
   const children: Child[] = [];
@@ -204,7 +230,14 @@ async function postgresRound(
       await startChild(
         'tracker+deliverer',
         ENTRY,
-        ['start', '--roles', 'tracker,deliverer', '--data-dir', tempDir('tracker'), ...common],
+        [
+          'start',
+          '--roles',
+          writer ? 'tracker,deliverer,writer' : 'tracker,deliverer',
+          '--data-dir',
+          tempDir('tracker'),
+          ...common,
+        ],
         /running/,
         undefined,
         PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', `${PROFILE}/tracker`],
@@ -223,7 +256,7 @@ async function postgresRound(
       ),
     );
     children.push(...apis);
-    const label: Config = `postgres x${n}`;
+    const label = postgresLabel(n, writer);
     record(
       label,
       await measure(
@@ -296,8 +329,10 @@ async function main(): Promise<void> {
       const sample = await embeddedRound(round, embeddedDir, embeddedKey);
       await baselineRound(sample);
       // The order of the PostgreSQL configurations turns each round (the database grows).
-      const order = INSTANCES.map((_, k) => INSTANCES[(k + round - 1) % INSTANCES.length]!);
-      if (pgUrl !== undefined) for (const n of order) await postgresRound(round, n, shared, pgKey);
+      const configs = WRITER_MODES.flatMap((writer) => INSTANCES.map((n) => ({ n, writer })));
+      const order = configs.map((_, k) => configs[(k + round - 1) % configs.length]!);
+      if (pgUrl !== undefined)
+        for (const { n, writer } of order) await postgresRound(round, n, writer, shared, pgKey);
     }
   } finally {
     await stopAllChildren();
@@ -310,13 +345,17 @@ async function main(): Promise<void> {
 
 function report(): void {
   const baselines = results.get('baseline')!;
-  const one = results.get('postgres x1');
+  const one = results.get('postgres x1') ?? results.get('postgres x1 + writer');
   console.log('');
   console.log(
     '| configuration | req/s (ratio to bare node:http) | transfers/s | read p50 / p99 ms | transfer p50 / p99 ms | scaling efficiency | errors |',
   );
   console.log('|---|---|---|---|---|---|---|');
-  const order: Config[] = ['baseline', 'embedded', ...INSTANCES.map((n) => `postgres x${n}` as const)];
+  const order: Config[] = [
+    'baseline',
+    'embedded',
+    ...WRITER_MODES.flatMap((writer) => INSTANCES.map((n) => postgresLabel(n, writer))),
+  ];
   for (const config of order) {
     const rounds = results.get(config);
     if (rounds === undefined) continue;
@@ -324,10 +363,12 @@ function report(): void {
     const ratios = rounds.map((f, i) => f.throughput / baselines[i]!.throughput);
     const i = rounds.indexOf(median(rounds, (f) => f.throughput / baselines[rounds.indexOf(f)]!.throughput));
     const f = rounds[i]!;
-    const n = /x(\d)$/.exec(config)?.[1];
+    const n = /x(\d)( \+ writer)?$/.exec(config)?.[1];
+    // Against x1 of the same kind (with a writer or without).
+    const ones = results.get(config.endsWith(' + writer') ? 'postgres x1 + writer' : 'postgres x1') ?? one;
     let efficiency = '—';
-    if (n !== undefined && one !== undefined) {
-      const perRound = rounds.map((r, k) => r.throughput / (Number(n) * one[k]!.throughput));
+    if (n !== undefined && ones !== undefined) {
+      const perRound = rounds.map((r, k) => r.throughput / (Number(n) * ones[k]!.throughput));
       efficiency = `${median(perRound, (e) => e).toFixed(2)} (rounds ${perRound.map((e) => e.toFixed(2)).join(' ')})`;
     }
     const ms = (x: number) => (Number.isNaN(x) ? '—' : x.toFixed(1));

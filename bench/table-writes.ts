@@ -55,3 +55,21 @@ export function describeTableWrites(
   }
   return lines.sort();
 }
+
+/**
+ * Transactions committed in the database so far (reads outside a transaction count one each):
+ * the difference across a window, per transfer, is what batching across processes changes.
+ */
+export async function databaseCommits(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}

@@ -147,6 +147,7 @@ export async function prepare(
   } finally {
     await ctx.submissions?.close().catch(() => undefined);
     await ctx.broadcasts?.close().catch(() => undefined);
+    await parts.writerLink?.close().catch(() => undefined);
     await parts.ledger.close().catch(() => undefined);
     await db.close();
   }
