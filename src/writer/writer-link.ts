@@ -40,8 +40,11 @@ export interface WriterLinkSettings {
 
 /** Most items in one request to the writer. */
 const MAX_BATCH = 256;
-/** Requests in flight to the writer at once. */
-const IN_FLIGHT = 8;
+/**
+ * Requests in flight to the writer at once, per kind: one, so that what arrives while a request
+ * is out gathers into the next (natural batching), as the committer's own batches do.
+ */
+const IN_FLIGHT = 1;
 
 export function createWriterLink(deps: {
   readonly db: Db;
@@ -51,7 +54,7 @@ export function createWriterLink(deps: {
   readonly settings: WriterLinkSettings;
 }): WriterLink {
   const { log, local, settings } = deps;
-  const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const agent = new Agent({ keepAlive: true, maxSockets: 2 * IN_FLIGHT });
   let writer: WriterEntry | null = null;
   let passedByUntil = 0;
   const counted = { viaWriter: 0, local: 0 };
