@@ -206,6 +206,28 @@ describe('operational settings', () => {
     assert.ok(problems.some((p) => p.includes('fundingLeaseKeepMs must be shorter than fundingLeaseMs')));
     assert.ok(problems.some((p) => p.includes('fundingLeaseMinOutputs must not exceed')));
   });
+
+  it('refuse the writer role without PostgreSQL or on a wildcard address, and leave it out of the default roles', () => {
+    assert.deepEqual(loadConfig({ env: {} }).roles, ['api', 'tracker', 'deliverer', 'devnet']);
+    const embedded = problemsOf(() => loadConfig({ env: {}, argv: ['--roles', 'api,writer'] }));
+    assert.ok(
+      embedded.some((p) => p.includes("the 'writer' role needs a PostgreSQL databaseUrl")),
+      embedded.join('; '),
+    );
+    const wildcard = problemsOf(() =>
+      loadConfig({
+        env: {},
+        argv: ['--roles', 'writer', '--database-url', 'postgres://db/x', '--writer-host', '0.0.0.0'],
+      }),
+    );
+    assert.ok(
+      wildcard.some((p) => p.includes('writerHost must be an address')),
+      wildcard.join('; '),
+    );
+    const fine = loadConfig({ env: {}, argv: ['--roles', 'writer', '--database-url', 'postgres://db/x'] });
+    assert.deepEqual(fine.roles, ['writer']);
+    assert.equal(fine.writerHost, '127.0.0.1');
+  });
 });
 
 describe('production checks', () => {
