@@ -155,7 +155,11 @@ export function decodeLedgerUpdate(value: unknown): LedgerUpdate {
     text(status.blockHash, 'status.blockHash');
     index(status.height, 'status.height');
     index(status.index, 'status.index');
+    index(status.blockTime, 'status.blockTime');
+    text(status.merklePath, 'status.merklePath');
   }
+  if (status.kind === 'rejected') text(status.reason, 'status.reason');
+  if (status.kind === 'double-spend') texts(status.competingTxids, 'status.competingTxids');
   if (view.tipHeight !== undefined) index(view.tipHeight, 'update.view.tipHeight');
   return {
     txid: text(u.txid, 'update.txid'),

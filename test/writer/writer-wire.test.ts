@@ -107,5 +107,14 @@ describe("the writer's wire", () => {
       () => decodeLedgerUpdate({ txid: 'a', view: { status: { kind: 'mined', height: 1, index: 0 } } }),
       /blockHash/,
     );
+    assert.throws(
+      () => decodeLedgerUpdate({ txid: 'a', view: { status: { kind: 'rejected', reason: 5 } } }),
+      /reason/,
+    );
+    assert.throws(
+      () =>
+        decodeLedgerUpdate({ txid: 'a', view: { status: { kind: 'double-spend', competingTxids: [1] } } }),
+      /competingTxids/,
+    );
   });
 });
