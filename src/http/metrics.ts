@@ -1,8 +1,8 @@
 // HTTP metrics: every answer counted and timed under its route pattern (`/v1/tx/:txid`,
 // never the URL; `unmatched` for 404s), and the `/metrics` route (Prometheus text format)
 // for an admin key or, when `metricsToken` is set, that bearer token.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sameSecret } from '../crypto/same-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { type ApiKeyVerifier, authenticate, presentedKey } from './auth.js';
 
@@ -17,12 +17,6 @@ export function installHttpMetrics(app: FastifyInstance, metrics: ServiceMetrics
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) metrics.httpErrors.inc({ method: request.method, route });
   });
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export interface MetricsRouteDeps {
@@ -51,7 +45,7 @@ export function metricsRoutes(deps: MetricsRouteDeps) {
       async (request, reply) => {
         const presented = presentedKey(request.query, request.headers.authorization);
         const token = deps.metricsToken;
-        if (!(token !== undefined && presented.kind === 'key' && sameToken(presented.key, token))) {
+        if (!(token !== undefined && presented.kind === 'key' && sameSecret(presented.key, token))) {
           await authenticate('admin', presented, { verifier: deps.apiKeys, anonymousRead: false });
         }
         const body = await deps.metrics.registry.metrics();

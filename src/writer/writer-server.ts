@@ -4,9 +4,9 @@
 // back once it committed. Not the public API: node:http without a framework (two routes, one
 // bearer token, JSON both ways), bound to a private address. A body that fails to decode is
 // refused whole (400); a write that fails is a 500, and the caller writes the batch itself.
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerMatches } from '../crypto/same-secret.js';
 import type { Logger } from '../process/logger.js';
 import type { Submission, SubmissionVerdict } from '../store/submission-writes.js';
 import type { LedgerUpdate } from '../usecases/apply-ledger-status.js';
@@ -65,18 +65,14 @@ export async function startWriterServer(
   deps: WriterServerDeps,
   listen: { readonly host: string; readonly port: number },
 ): Promise<WriterServer> {
-  const expected = Buffer.from(`Bearer ${deps.token}`);
-  const authorized = (req: IncomingMessage) => {
-    const given = Buffer.from(req.headers.authorization ?? '');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
   let stopping = false;
   let inFlight = 0;
   let drained: (() => void) | null = null;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (stopping) return send(res, 503, { error: 'the writer is stopping' });
-    if (!authorized(req)) return send(res, 401, { error: 'unauthorized' });
+    if (!bearerMatches(req.headers.authorization, deps.token))
+      return send(res, 401, { error: 'unauthorized' });
     if (req.method !== 'POST') return send(res, 405, { error: 'POST only' });
     try {
       if (req.url === WRITER_PATHS.submissions) {

@@ -1,18 +1,10 @@
 // What ARC posts to the X-CallbackUrl: one status `{timestamp, txid, txStatus, ...}`, or a batch
 // `{count, callbacks: [...]}` (X-CallbackBatch), with the X-CallbackToken as a bearer token.
-import { timingSafeEqual } from 'node:crypto';
 import type { ArcStatusFields } from './arc-status.js';
 
 export type ArcCallbackResult =
   | { readonly status: 200; readonly accepted: number; readonly ignored: number }
   | { readonly status: 400 | 401; readonly error: string };
-
-/** True when `authorization` is `Bearer <token>` (compared in constant time). */
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const given = Buffer.from(authorization ?? '');
-  const wanted = Buffer.from(`Bearer ${token}`);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
-}
 
 /** The statuses of a callback body; null when it is neither a status nor a batch of them. */
 export function callbackItems(body: unknown): ArcStatusFields[] | null {

@@ -6,9 +6,10 @@
 // of what this process broadcast) and no chain tip (tip() answers the highest block seen in a
 // MINED status, unless a tip source is given); ARC gives no block time (see blockTime).
 import { sha256d } from '../../crypto/hash.js';
+import { bearerMatches } from '../../crypto/same-secret.js';
 import type { BroadcastResult, ChainTip, FeePolicy, Ledger, StatusListener, TxStatus } from '../port.js';
 import { LedgerUnavailableError } from '../port.js';
-import { type ArcCallbackResult, bearerMatches, callbackItems, timestampMs } from './arc-callback.js';
+import { type ArcCallbackResult, callbackItems, timestampMs } from './arc-callback.js';
 import { ArcHttpClient, type ArcHttpOptions } from './arc-http-client.js';
 import { type ArcStatusFields, isArcTxStatus, txStatusFromArc } from './arc-status.js';
 import { ArcWatcher } from './arc-watcher.js';

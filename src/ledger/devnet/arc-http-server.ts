@@ -7,10 +7,10 @@
 //   POST /devnet/mine?blocks=N                       GET /devnet/tip    GET /devnet/blocks/:height
 //   POST /devnet/reorg?depth=N[&drop=txid,txid]      (JSON body {drop?, include?: [hex]} also taken)
 // Bearer auth on every route when an API key is set. See src/ledger/devnet/README.md.
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Transaction, Utils } from '@bsv/sdk';
+import { bearerMatches } from '../../crypto/same-secret.js';
 import { type BroadcastResult, LedgerUnavailableError } from '../port.js';
 import { ArcCallbackSender, type CallbackSenderOptions, type CallbackTarget } from './arc-callback-sender.js';
 import { healthBody, policyBody, problem, statusBody, submitBody } from './arc-responses.js';
@@ -187,12 +187,6 @@ function send(res: ServerResponse, reply: Reply): void {
     'content-length': Buffer.byteLength(payload),
   });
   res.end(payload);
-}
-
-function bearerMatches(header: string | undefined, key: string): boolean {
-  const given = Buffer.from(header ?? '');
-  const wanted = Buffer.from(`Bearer ${key}`);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 function callbackOf(req: IncomingMessage): CallbackTarget | null {
