@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { bearerMatches } from '../crypto/same-secret.js';
 import type { Logger } from '../process/logger.js';
+import { readBodyWithin } from '../process/request-body.js';
 import type { Submission, SubmissionVerdict } from '../store/submission-writes.js';
 import type { LedgerUpdate } from '../usecases/apply-ledger-status.js';
 import { decodeLedgerUpdate, decodeSubmission, WireError } from './writer-wire.js';
@@ -34,15 +35,10 @@ export interface WriterServer {
 class BodyTooLarge extends Error {}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
+  const body = await readBodyWithin(req, MAX_BODY_BYTES);
+  if (body === null) throw new BodyTooLarge();
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(body.toString('utf8'));
   } catch {
     throw new WireError('the body is not JSON');
   }

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Transaction, Utils } from '@bsv/sdk';
 import { bearerMatches } from '../../crypto/same-secret.js';
+import { readBodyWithin } from '../../process/request-body.js';
 import { type BroadcastResult, LedgerUnavailableError } from '../port.js';
 import { ArcCallbackSender, type CallbackSenderOptions, type CallbackTarget } from './arc-callback-sender.js';
 import { healthBody, policyBody, problem, statusBody, submitBody } from './arc-responses.js';
@@ -297,12 +298,7 @@ function integerParam(url: URL, name: string, fallback: number): number {
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BadRequest(`body larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  const body = await readBodyWithin(req, limit);
+  if (body === null) throw new BadRequest(`body larger than ${limit} bytes`);
+  return body;
 }
