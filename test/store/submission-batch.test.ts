@@ -5,13 +5,13 @@
 // anything of the losers behind.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { uuidv7 } from '../../src/crypto/random-id.js';
 import type { Db } from '../../src/store/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
 import { availableFundingUpTo } from '../../src/store/funding-pool.js';
 import { type Submission, writeSubmissions } from '../../src/store/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
+import { aSubmission } from '../support/submission-fixture.js';
 
 const OWNER = 'lease-test-owner';
 const now = new Date('2026-11-23T10:00:00Z');
@@ -41,11 +41,7 @@ function submission(
   funding: { txid: string; vout: number },
   extra: Partial<Submission> = {},
 ): Submission {
-  const txid = randomTxid();
-  return {
-    ticketId: uuidv7(),
-    txid,
-    submittedTxid: randomTxid(),
+  return aSubmission({
     rawTx: new Uint8Array([1, 0, 0, 0, inputs.length]),
     inputs: inputs.map((o) => ({ txid: o.slice(0, 64), vout: Number(o.slice(65)) })),
     funding,
@@ -63,13 +59,10 @@ function submission(
     ],
     senders: ['sender'],
     receivers: ['recipient', 'sender'],
-    callbackUrl: null,
-    callbackSecretEnc: null,
-    apiKeyId: null,
     now,
     firstCheckAt: new Date(now.getTime() + 5000),
     ...extra,
-  };
+  });
 }
 
 describeOnEachDb('submission batches', (fresh) => {

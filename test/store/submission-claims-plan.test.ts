@@ -6,13 +6,13 @@
 // spendable outputs.) Checked on the plan PostgreSQL chooses (EXPLAIN), not on time.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { uuidv7 } from '../../src/crypto/random-id.js';
 import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
 import { claimSubmissions } from '../../src/store/submission-claims.js';
 import type { Submission } from '../../src/store/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTransaction } from '../support/seed-store.js';
+import { aSubmission } from '../support/submission-fixture.js';
 
 const OWNER = 'plan-test-owner';
 const now = new Date('2026-11-24T10:00:00Z');
@@ -50,23 +50,16 @@ describeOnEachDb('submission claims plan', (fresh) => {
     const leased = await leaseFundingOutputs(db, { owner: OWNER, now, until }, 20);
     assert.ok(leased.length >= 20);
 
-    const batch: Submission[] = Array.from({ length: 20 }, (_, i) => ({
-      ticketId: uuidv7(),
-      txid: randomTxid(),
-      submittedTxid: randomTxid(),
-      rawTx: new Uint8Array([1, 0, 0, 0]),
-      inputs: [{ txid: coins.outpoints[i]!.slice(0, 64), vout: Number(coins.outpoints[i]!.slice(65)) }],
-      funding: { txid: leased[i]!.txid, vout: leased[i]!.vout },
-      leaseOwner: OWNER,
-      outputs: [],
-      senders: [`owner${i % 50}`],
-      receivers: [],
-      callbackUrl: null,
-      callbackSecretEnc: null,
-      apiKeyId: null,
-      now,
-      firstCheckAt: now,
-    }));
+    const batch: Submission[] = Array.from({ length: 20 }, (_, i) =>
+      aSubmission({
+        rawTx: new Uint8Array([1, 0, 0, 0]),
+        inputs: [{ txid: coins.outpoints[i]!.slice(0, 64), vout: Number(coins.outpoints[i]!.slice(65)) }],
+        funding: { txid: leased[i]!.txid, vout: leased[i]!.vout },
+        leaseOwner: OWNER,
+        senders: [`owner${i % 50}`],
+        now,
+      }),
+    );
     const plans: string[] = [];
     const claims = await db.transaction((tx) => claimSubmissions(explaining(tx, plans), batch));
 

@@ -5,25 +5,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Submission } from '../../src/store/submission-writes.js';
 import { settleInsideBatch } from '../../src/usecases/submission-committer.js';
+import { aSubmission } from '../support/submission-fixture.js';
 
-const at = new Date(0);
-const sub = (ticketId: string, submittedTxid: string, inputs: string[]): Submission => ({
-  ticketId,
-  txid: `final-${ticketId}`,
-  submittedTxid,
-  rawTx: new Uint8Array(),
-  inputs: inputs.map((o) => ({ txid: o.split('_')[0]!, vout: Number(o.split('_')[1]) })),
-  funding: { txid: 'f', vout: 0 },
-  leaseOwner: 'this process',
-  outputs: [],
-  senders: [],
-  receivers: [],
-  callbackUrl: null,
-  callbackSecretEnc: null,
-  apiKeyId: null,
-  now: at,
-  firstCheckAt: at,
-});
+const sub = (ticketId: string, submittedTxid: string, inputs: string[]): Submission =>
+  aSubmission({
+    ticketId,
+    txid: `final-${ticketId}`,
+    submittedTxid,
+    inputs: inputs.map((o) => ({ txid: o.split('_')[0]!, vout: Number(o.split('_')[1]) })),
+    funding: { txid: 'f', vout: 0 },
+  });
 
 describe('settling a submission batch in memory', () => {
   const a = sub('t1', 'A', ['x_0']);

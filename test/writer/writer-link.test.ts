@@ -12,29 +12,18 @@ import type { LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
 import { createWriterLink, type WriterLink } from '../../src/writer/writer-link.js';
 import { startWriterServer, type WriterServer } from '../../src/writer/writer-server.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { aSubmission } from '../support/submission-fixture.js';
 
 const log = pino({ level: 'silent' });
 const TOKEN = 'a-token-of-the-writer';
 
 function submission(n: number): Submission {
-  const at = new Date('2026-11-26T10:00:00Z');
-  return {
+  return aSubmission({
     ticketId: `ticket-${n}`,
-    txid: `${n}`.padStart(64, '0'),
-    submittedTxid: `${n}`.padStart(64, '1'),
     rawTx: new Uint8Array([n]),
     inputs: [{ txid: 'ab'.repeat(32), vout: n }],
     funding: { txid: 'cd'.repeat(32), vout: n },
-    leaseOwner: 'lease-of-this-process',
-    outputs: [],
-    senders: [],
-    receivers: [],
-    callbackUrl: null,
-    callbackSecretEnc: null,
-    apiKeyId: null,
-    now: at,
-    firstCheckAt: at,
-  };
+  });
 }
 
 describeOnEachDb('the writer link', (fresh) => {
