@@ -321,11 +321,11 @@ function committerSettingsOf(config: Config, db: Db): CommitterSettings {
 
 /** The submission pipeline's settings: its look-ups batch as the committer does. */
 function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
-  const pglite = db.dialect === 'pglite';
+  const { maxBatch, maxInFlight, windowMs } = committerSettingsOf(config, db);
   return {
-    maxBatch: config.submissionBatchMax,
-    maxInFlight: config.submissionBatchesInFlight,
-    windowMs: config.submissionWindowMs ?? (pglite ? 2 : 4),
+    maxBatch,
+    maxInFlight,
+    windowMs,
     cosignThreads: config.cosignThreads,
     funding: {
       leaseMs: config.fundingLeaseMs,

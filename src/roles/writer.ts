@@ -12,7 +12,7 @@ import { applyLedgerStatuses, type LedgerUpdate } from '../usecases/apply-ledger
 import { startWriterServer } from '../writer/writer-server.js';
 
 /** How long the registration stays live without a renewal, ms (a killed writer is passed by after it). */
-export const WRITER_LEASE_MS = 10_000;
+const WRITER_LEASE_MS = 10_000;
 /** How often the writer renews its registration, ms. */
 const RENEW_EVERY_MS = 3_000;
 /** Most api batches of ledger updates written in one transaction. */
