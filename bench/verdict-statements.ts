@@ -7,7 +7,8 @@
 // final, 120 by default: on ARC, 6 blocks ten minutes apart, a poll every 30 s; then one). Besides
 // statements and ledger looks, the ticket rows written (a trigger counts them). Applied one by
 // one (`applyLedgerStatus` per verdict, as before batches) and in batches of `BATCH`
-// (applyLedgerStatuses), when this tree has them.
+// (applyLedgerStatuses), when this tree has them. With `BENCH_PUSHES=0` nobody pushes the block
+// (ARC without callbacks): the tracker's polls find it, and the bench counts how many it took.
 // Counting, not timing: the figures are exact and do not depend on the machine.
 import type { TxStatus } from '../src/ledger/port.js';
 import { migrate } from '../src/store/migrate.js';
@@ -20,6 +21,8 @@ import { countStatements, roundTrips } from './counting-db.js';
 
 /** The block sweep, where this tree has one (not before docs/adr/0006). */
 const blockSweep = await import('../src/usecases/watch-blocks.js').catch(() => null);
+/** The canaries, where SUCCESS tickets wait for a block (not before docs/adr/0008). */
+const waiting = await import('../src/usecases/wait-for-blocks.js').catch(() => null);
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 64);
 const POLLS = Number(process.env.BENCH_POLLS ?? 120);
@@ -27,8 +30,15 @@ const POLL_MS = 1000;
 /** Polls while the transfers wait in the mempool for their block (20: ten minutes of ARC polls). */
 const MEMPOOL_POLLS = Number(process.env.BENCH_MEMPOOL_POLLS ?? 20);
 const BATCHES = (process.env.BENCH_BATCH ?? '1,16,64').split(',').map(Number);
+/**
+ * 1: the block's statuses are pushed (the devnet, ARC's callbacks); 0: nobody pushes (ARC
+ * without callbacks), and the tracker's polls find the block: the bench then also counts the
+ * polls from the block until every ticket is MINED.
+ */
+const PUSHES = process.env.BENCH_PUSHES !== '0';
 
 const BLOCK = 'ab'.repeat(32);
+const START = new Date('2026-11-23T00:00:00Z');
 const minedStatus: TxStatus = {
   kind: 'mined',
   blockHash: BLOCK,
@@ -45,7 +55,12 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
   for (let i = 0; i < TRANSFERS; i++) {
     const parent = await seedTransaction(db, { outputs: [{ owner: `from${i}`, amount: 10n }] });
     const txid = randomTxid();
-    const id = await seedTicket(db, { txid, status: 'BROADCASTING' });
+    // Submitted a second before the bench's clock starts.
+    const id = await seedTicket(db, {
+      txid,
+      status: 'BROADCASTING',
+      createdAt: new Date(START.getTime() - 1000),
+    });
     await seedTransaction(db, {
       txid,
       spends: [parent.outpoints[0]!],
@@ -69,7 +84,7 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
   const { counts, uncounted } = countStatements(db);
   const ticketWrites = async () =>
     (await uncounted<{ n: number }>('SELECT n FROM bench_ticket_writes'))[0]!.n;
-  let now = new Date('2026-11-23T00:00:00Z');
+  let now = START;
   let tipHeight = 11;
   let looks = 0;
   let ledgerSays: TxStatus = { kind: 'mempool' };
@@ -84,7 +99,7 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
     },
     now: () => now,
     tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 5000 },
-    log: { info() {}, warn() {}, error() {} },
+    log: { info() {}, warn() {}, error: (obj: object, msg?: string) => console.error(msg, obj) },
   } as unknown as ServiceContext;
   const applyAll = async (view: (txid: string) => apply.LedgerView) => {
     const many = (apply as { applyLedgerStatuses?: typeof apply.applyLedgerStatuses }).applyLedgerStatuses;
@@ -99,6 +114,17 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       );
     }
   };
+  // One poll of the tracker: its canaries (where this tree has them), then the sweep, drained.
+  const trackerPoll = async () => {
+    now = new Date(now.getTime() + POLL_MS);
+    await waiting?.wakeCanariesNow(ctx);
+    while ((await trackDueTickets(ctx, 50)) === 50) {
+      // drain
+    }
+  };
+  let pollsToMined = 0;
+  const minedCount = async () =>
+    (await uncounted<{ n: number }>("SELECT count(*)::int AS n FROM tickets WHERE status = 'MINED'"))[0]!.n;
   const phase = async (name: string, work: () => Promise<void>) => {
     const before = { statements: counts.statements, transactions: counts.transactions };
     const looksBefore = looks;
@@ -116,21 +142,24 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       applyAll(() => ({ status: { kind: 'mempool' }, fromBroadcast: true })),
     )),
     ...(await phase('tracker while in the mempool', async () => {
-      for (let poll = 0; poll < MEMPOOL_POLLS; poll++) {
-        now = new Date(now.getTime() + POLL_MS);
-        while ((await trackDueTickets(ctx, 50)) === 50) {
-          // drain
-        }
-      }
+      for (let poll = 0; poll < MEMPOOL_POLLS; poll++) await trackerPoll();
       ledgerSays = minedStatus;
     })),
-    ...(await phase('mined push', () => applyAll(() => ({ status: minedStatus })))),
+    ...(PUSHES
+      ? await phase('mined push', () => applyAll(() => ({ status: minedStatus })))
+      : await phase('tracker finding the block', async () => {
+          while ((await minedCount()) < TRANSFERS) {
+            if (++pollsToMined > 100) throw new Error('the tracker did not find the block in 100 polls');
+            await trackerPoll();
+          }
+        })),
     ...(await phase('tracker until final', async () => {
       // POLLS looks while 2 deep, one once 6 deep (then never again).
       for (const height of [...Array.from({ length: POLLS }, () => 11), 15]) {
         tipHeight = height;
         now = new Date(now.getTime() + POLL_MS);
         // Drained as the tracker does: until a sweep claims fewer than it may.
+        await waiting?.wakeCanariesNow(ctx);
         while ((await trackDueTickets(ctx, 50)) === 50) {
           // drain
         }
@@ -145,7 +174,10 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
   );
   if (left[0]!.n !== 0) throw new Error(`${left[0]!.n} tickets not MINED and final`);
   await db.close();
-  return Object.fromEntries(rows);
+  return {
+    ...Object.fromEntries(rows),
+    ...(PUSHES ? {} : { 'polls from the block to MINED': pollsToMined }),
+  };
 }
 
 const batched = 'applyLedgerStatuses' in apply;

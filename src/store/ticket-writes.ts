@@ -145,15 +145,18 @@ export async function lockTicketsByTxid(tx: Queryable, txids: readonly string[])
   return rows.map((row) => ({ ticket: ticketFromRow(row), firstMinedAt: row.first_mined_at }));
 }
 
-export type LookAgain = 'poll' | 'backstop' | 'never';
+export type LookAgain = 'poll' | 'backstop' | 'block' | 'never';
 
 /** When a batch's tickets are looked at again (TicketWrite.lookAgain). */
 export interface LookTimes {
   readonly poll: Date;
+  /** A MINED ticket whose block the tracker watches (docs/adr/0006). */
   readonly backstop: Date;
+  /** A SUCCESS ticket waiting for a block, should none come (docs/adr/0008). */
+  readonly mempoolBackstop: Date;
 }
 
-const LOOK_CODE: Record<LookAgain, number> = { never: 0, poll: 1, backstop: 2 };
+const LOOK_CODE: Record<LookAgain, number> = { never: 0, poll: 1, backstop: 2, block: 3 };
 
 export interface TicketWrite {
   readonly id: string;
@@ -163,7 +166,8 @@ export interface TicketWrite {
   readonly errors: string | null;
   /**
    * When the tracker looks again: at the next poll, only at the backstop (a MINED ticket whose
-   * block the tracker watches, docs/adr/0006), or never (next_check_at NULL).
+   * block the tracker watches, docs/adr/0006), when a block comes or at the mempool's backstop
+   * (a SUCCESS ticket, docs/adr/0008), or never (next_check_at NULL).
    */
   readonly lookAgain: LookAgain;
   /** Reached MINED for the first time: first_mined_at is set. */
@@ -193,7 +197,8 @@ export async function writeTickets(
         SET status = u.status, status_rank = u.rank,
             errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,
             updated_at = CASE WHEN u.moved = 1 THEN $1 ELSE k.updated_at END,
-            next_check_at = CASE u.look WHEN 1 THEN $2::timestamptz WHEN 2 THEN $11::timestamptz ELSE NULL END,
+            next_check_at = CASE u.look WHEN 1 THEN $2::timestamptz WHEN 2 THEN $11::timestamptz
+                                        WHEN 3 THEN $12::timestamptz ELSE NULL END,
             lease_until = NULL, failures = 0,
             first_mined_at = CASE WHEN u.first_mined = 1 THEN $1 ELSE k.first_mined_at END
        FROM unnest($3::uuid[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[])
@@ -211,6 +216,7 @@ export async function writeTickets(
       writes.map((w) => (w.firstMined ? 1 : 0)),
       writes.map((w) => (w.release ? 1 : 0)),
       looks.backstop,
+      looks.mempoolBackstop,
     ],
   );
 }

@@ -1,6 +1,7 @@
-// The blocks the tracker watches for reorgs (docs/adr/0006): one row per block holding MINED
-// tickets that are not final yet, looked at every poll through one of its transactions (the
-// probe), in place of every ticket in it. A verdict writer inserts a block's row in its own
+// The blocks the tracker watches for reorgs (docs/adr/0006): one row per block a verdict showed a
+// ticket mined in, looked at every poll through one of its transactions (the probe), in place of
+// every ticket in it, until it is final (a block final when first seen has its row for one
+// look: its insert is how the coming of a block is noticed, docs/adr/0008). A verdict writer inserts a block's row in its own
 // transaction; the sweep's statements on a block's tickets and on its row are separate
 // statements, each its own transaction: a sweep then never holds a block row while it waits for
 // a ticket that a verdict writer has locked, while that writer waits to insert the same row.
@@ -22,20 +23,27 @@ export interface DueBlock extends BlockToWatch {
 /**
  * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
  * probe and schedule). Inserted in hash order (the statement's ORDER BY), the one order every
- * writer inserts them in.
+ * writer inserts them in. Returns the hashes it inserted: blocks not seen before (or seen and
+ * forgotten), whose coming makes the tickets in the mempool due (docs/adr/0008).
  */
-export async function watchBlocks(q: Queryable, blocks: readonly BlockToWatch[], at: Date): Promise<void> {
+export async function watchBlocks(
+  q: Queryable,
+  blocks: readonly BlockToWatch[],
+  at: Date,
+): Promise<string[]> {
   const byHash = new Map<string, BlockToWatch>();
   for (const block of blocks) if (!byHash.has(block.hash)) byHash.set(block.hash, block);
-  if (byHash.size === 0) return;
+  if (byHash.size === 0) return [];
   const distinct = [...byHash.values()];
-  await q.query(
+  const rows = await q.query<{ blk_hash: string }>(
     `INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at)
      SELECT u.hash, u.height, u.probe, $1 FROM unnest($2::text[], $3::int[], $4::text[]) AS u(hash, height, probe)
       ORDER BY u.hash
-     ON CONFLICT (blk_hash) DO NOTHING`,
+     ON CONFLICT (blk_hash) DO NOTHING
+     RETURNING blk_hash`,
     [at, distinct.map((b) => b.hash), distinct.map((b) => b.height), distinct.map((b) => b.probeTxid)],
   );
+  return rows.map((r) => r.blk_hash);
 }
 
 /** Claims up to `limit` blocks due at `now` (none leased by another tracker) until `leaseUntil`. */

@@ -7,9 +7,10 @@
 // Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
 // (id order), then the records a plan may touch (txid order), then the address rows the scores
 // go into; write what carries no score (reservations, unwinding failed transactions, tickets,
-// the blocks that watched MINED tickets are now looked at through (docs/adr/0006), callback
-// events); take the score lock, draw one score per changed record and write the scored rows,
-// all in one statement; commit. Nothing after the draw waits for a row lock.
+// the blocks that MINED tickets are now looked at through (docs/adr/0006), callback events);
+// take the score lock, draw one score per changed record and write the scored rows,
+// all in one statement; commit. Nothing after the draw waits for a row lock. A block not seen
+// before then makes the tickets in the mempool due (docs/adr/0008), after the commit.
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
@@ -27,6 +28,7 @@ import { SqlState, sqlStateOf } from '../store/sql-error.js';
 import {
   appendTicketEvents,
   type LockedTicket,
+  type LookAgain,
   lockTicketsByTxid,
   type TicketWrite,
   writeTickets,
@@ -42,6 +44,7 @@ import {
   planVerdicts,
   type VerdictPlan,
 } from './verdict-plan.js';
+import { wakeForNewBlocks } from './wait-for-blocks.js';
 
 export type { LedgerView } from './verdict-plan.js';
 
@@ -69,8 +72,9 @@ export async function applyLedgerStatuses(
   if (updates.length === 0) return;
   for (let attempt = 1; ; attempt++) {
     try {
-      const journal = await ctx.db.transaction((tx) => applyInTransaction(ctx, tx, updates));
+      const { journal, newBlocks } = await ctx.db.transaction((tx) => applyInTransaction(ctx, tx, updates));
       reportTransitions(ctx, journal);
+      if (newBlocks.length > 0) await wakeForNewBlocks(ctx, newBlocks);
       return;
     } catch (err) {
       const state = sqlStateOf(err);
@@ -84,7 +88,7 @@ async function applyInTransaction(
   ctx: ServiceContext,
   tx: Queryable,
   updates: readonly LedgerUpdate[],
-): Promise<TicketTransition[]> {
+): Promise<{ journal: TicketTransition[]; newBlocks: string[] }> {
   const now = ctx.now();
   const viewsOf = new Map<string, LedgerView[]>();
   for (const { txid, view } of updates) {
@@ -175,13 +179,13 @@ async function applyInTransaction(
       changes.push({ txid, ...plan.record });
     }
     if (!plan.touched) continue;
-    if (plan.watchedIn !== null) blocks.push({ ...plan.watchedIn, probeTxid: txid });
+    if (plan.minedIn !== null) blocks.push({ ...plan.minedIn, probeTxid: txid });
     writes.push({
       id: ticket.id,
       status: plan.status,
       moved: plan.steps.length > 0,
       errors: plan.failure,
-      lookAgain: plan.watchedIn !== null ? 'backstop' : plan.watch ? 'poll' : 'never',
+      lookAgain: lookAgainAfter(plan),
       firstMined: firstMinedAt === null && plan.steps.some((s) => s.to === 'MINED'),
       release: plan.release && plan.failure === null,
     });
@@ -216,8 +220,14 @@ async function applyInTransaction(
   await writeTickets(tx, writes, now, looks);
   // Before the score lock: a writer waiting here on another's insert of the same block never
   // holds the lock that one waits for.
-  await watchBlocks(tx, blocks, looks.poll);
+  const newBlocks = await watchBlocks(tx, blocks, looks.poll);
   await appendTicketEvents(tx, events, now);
   await writeScoredRecords(tx, changes, now);
-  return journal;
+  return { journal, newBlocks };
+}
+
+function lookAgainAfter(plan: VerdictPlan): LookAgain {
+  if (plan.watchedIn !== null) return 'backstop';
+  if (plan.waitsForBlock) return 'block';
+  return plan.watch ? 'poll' : 'never';
 }

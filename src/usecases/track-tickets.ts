@@ -11,7 +11,8 @@
 // own, looked at every poll (watch-blocks.ts, docs/adr/0006); its tickets get only a backstop
 // look, and are settled final together, or made due to be asked one by one when the block left
 // the chain. A MINED ticket that this sweep claims (its backstop, its block gone) is looked at
-// once per block too. Why not pushes alone, or the block hash at a height: ARC
+// once per block too. A SUCCESS ticket waits for a block (docs/adr/0008, wait-for-blocks.ts):
+// due when a block not seen before comes, as one of a poll's few canaries, or at its backstop. Why not pushes alone, or the block hash at a height: ARC
 // serves no block by height, its MINED_IN_STALE_BLOCK callbacks may never come (callbacks are
 // optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
 // only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
@@ -37,6 +38,7 @@ import {
   SWEEP_LIMIT,
   tipHeightNow,
 } from './tracker-timing.js';
+import { wakeCanariesNow } from './wait-for-blocks.js';
 import { watchDueBlocks } from './watch-blocks.js';
 
 /** Statuses applied per database transaction at most. */
@@ -170,6 +172,8 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
   const sweepUntilStopped = async () => {
     while (!stopped) {
       try {
+        // The canaries first, so this sweep asks about them (docs/adr/0008).
+        await wakeCanariesNow(ctx);
         // Drains what is due before sleeping: a sweep that claimed fewer than it may found no more.
         while (!stopped && (await trackDueTickets(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
           // the next batch of tickets

@@ -1,6 +1,7 @@
 // When the tracker looks again: the next poll, the backstop of a MINED ticket whose block it
-// watches (docs/adr/0006), and the back-off after failed looks; how many looks at once; and when
-// a block is deep enough to be final.
+// watches (docs/adr/0006), the backstop of a SUCCESS ticket waiting for a block and the grace
+// after a block comes (docs/adr/0008), and the back-off after failed looks; how many looks at
+// once; and when a block is deep enough to be final.
 import type { Ledger } from '../ledger/port.js';
 import type { LookTimes } from '../store/ticket-writes.js';
 import type { TrackerSettings } from './context.js';
@@ -11,6 +12,20 @@ import type { TrackerSettings } from './context.js';
  * backstop"). 40 polls: 80 s on the devnet, 20 minutes on ARC.
  */
 export const BACKSTOP_POLLS = 40;
+
+/**
+ * Polls after which a SUCCESS ticket is looked at on its own although no block came: how soon a
+ * rejection or an eviction between blocks that nobody pushed is found (docs/adr/0008). 10 polls:
+ * 20 s on the devnet, 5 minutes on ARC.
+ */
+export const MEMPOOL_BACKSTOP_POLLS = 10;
+
+/** Canaries a poll: the longest-waiting SUCCESS tickets, and the newest that waited a while. */
+export const CANARIES_OLDEST = 1;
+export const CANARIES_RECENT = 2;
+
+/** SUCCESS tickets one statement makes due when a block comes; the walk goes on page by page. */
+export const WAKE_PAGE = 2000;
 
 const MAX_BACKOFF_MS = 60_000;
 
@@ -23,12 +38,22 @@ export const SWEEP_LIMIT = 50;
 /** Status questions to the ledger at once. */
 export const LOOKS_AT_ONCE = 8;
 
-/** The next poll and the backstop, from `now`. */
+/** The next poll and the backstops, from `now`. */
 export function lookTimes(tracker: TrackerSettings, now: Date): LookTimes {
   return {
     poll: new Date(now.getTime() + tracker.pollIntervalMs),
     backstop: new Date(now.getTime() + BACKSTOP_POLLS * tracker.pollIntervalMs),
+    mempoolBackstop: new Date(now.getTime() + MEMPOOL_BACKSTOP_POLLS * tracker.pollIntervalMs),
   };
+}
+
+/**
+ * How long after a block comes the tickets it makes due are looked at: time for the block's
+ * pushes (ARC's callbacks) to settle theirs first, so the sweep asks only about what they left.
+ * The first-look delay, at most a poll.
+ */
+export function blockGraceMs(tracker: TrackerSettings): number {
+  return Math.min(tracker.firstLookAfterMs, tracker.pollIntervalMs);
 }
 
 /** 1 s after the first failure in a row, doubling up to a minute. */

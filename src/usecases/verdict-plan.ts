@@ -45,6 +45,16 @@ export interface VerdictPlan {
    * poll for all its tickets) and the ticket itself gets only a backstop look. Null otherwise.
    */
   readonly watchedIn: { readonly hash: string; readonly height: number } | null;
+  /**
+   * Ends MINED, seen last in this block, watched or final: the block gets its row (a block final
+   * when first seen, for one look), whose insert is how a new block is noticed (docs/adr/0008).
+   */
+  readonly minedIn: { readonly hash: string; readonly height: number } | null;
+  /**
+   * Ends SUCCESS because the ledger said it is in the mempool: looked at again when a block comes
+   * (or at the mempool's backstop), not every poll (docs/adr/0008).
+   */
+  readonly waitsForBlock: boolean;
   /** Left BROADCASTING for the network: its inputs are spent, no longer merely reserved. */
   readonly release: boolean;
   /** Why it FAILED (its record fails, its spenders fail with it); null: it did not. */
@@ -89,6 +99,8 @@ export function planVerdicts(
   let touched = false;
   let watch = true;
   let watchedIn: VerdictPlan['watchedIn'] = null;
+  let minedIn: VerdictPlan['minedIn'] = null;
+  let waitsForBlock = false;
   let release = false;
   let failure: string | null = null;
   let record: { state: RecordNow['state']; block: BlockPlace | null } | null =
@@ -117,6 +129,8 @@ export function planVerdicts(
         touched = true;
         watch = true;
         watchedIn = null;
+        minedIn = null;
+        waitsForBlock = true;
         break;
       case 'mined': {
         if (status === 'BROADCASTING') release = true;
@@ -131,7 +145,9 @@ export function planVerdicts(
         moveTo('MINED');
         touched = true;
         watch = depth < finalConfirmations;
-        watchedIn = watch ? { hash: s.blockHash, height: s.height } : null;
+        minedIn = { hash: s.blockHash, height: s.height };
+        watchedIn = watch ? minedIn : null;
+        waitsForBlock = false;
         break;
       }
       case 'rejected':
@@ -140,12 +156,16 @@ export function planVerdicts(
         touched = true;
         watch = false;
         watchedIn = null;
+        minedIn = null;
+        waitsForBlock = false;
         break;
       case 'double-spend':
       case 'unknown':
         touched = true;
         watch = true;
         watchedIn = null;
+        minedIn = null;
+        waitsForBlock = false;
         break;
     }
   }
@@ -160,7 +180,18 @@ export function planVerdicts(
       change = { kind: 'mined', block: record.block };
     else if (record.state === 'unconfirmed' && initial.state === 'mined') change = { kind: 'unmined' };
   }
-  return { steps, status, touched, watch, watchedIn, release, failure, record: change };
+  return {
+    steps,
+    status,
+    touched,
+    watch,
+    watchedIn,
+    minedIn,
+    waitsForBlock,
+    release,
+    failure,
+    record: change,
+  };
 }
 
 /** A live ticket failed because a transaction it spends from failed: its plan ends FAILED too. */
@@ -179,6 +210,8 @@ export function failAfter(plan: VerdictPlan, reason: string): VerdictPlan {
     touched: true,
     watch: false,
     watchedIn: null,
+    minedIn: null,
+    waitsForBlock: false,
     failure: reason,
     record: null,
   };

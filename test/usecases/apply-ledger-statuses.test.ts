@@ -180,8 +180,8 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     );
     assert.equal(
       new Date((await ticket(accepted.id)).next_check_at!).getTime(),
-      NOW.getTime() + POLL_MS,
-      'in the mempool: looked at next poll',
+      NOW.getTime() + 5000,
+      'in the mempool while the batch saw new blocks: looked at after the grace (docs/adr/0008)',
     );
     const watched = await fresh.db.query<{
       blk_hash: string;
@@ -301,9 +301,12 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     assert.equal((await ticket(deep.id)).status, 'MINED');
     assert.equal((await ticket(deep.id)).next_check_at, null, '6 deep: final');
     assert.deepEqual(
-      await fresh.db.query('SELECT blk_hash FROM watched_blocks WHERE blk_hash = $1', [blockHash(7)]),
-      [],
-      'a final block is not watched',
+      await fresh.db.query<{ next_check_at: Date }>(
+        'SELECT next_check_at FROM watched_blocks WHERE blk_hash = $1',
+        [blockHash(7)],
+      ),
+      [{ next_check_at: new Date(NOW.getTime() + POLL_MS) }],
+      'a block final when first seen has its row for one look (its insert is how a new block is noticed)',
     );
     assert.equal((await ticket(failed.id)).status, 'FAILED');
     assert.deepEqual(await record(failed.txid), before);

@@ -129,7 +129,8 @@ describeOnEachDb('block watch races', (fresh) => {
     }
     // Every block final now; after the backstops, nothing is left watched.
     tip += 10;
-    for (const after of [POLL_MS * 20, POLL_MS * (BACKSTOP_POLLS + 20)]) {
+    // The last poll: a block final when first seen (a backstop's look) has its row for one look.
+    for (const after of [POLL_MS * 20, POLL_MS * (BACKSTOP_POLLS + 20), POLL_MS * (BACKSTOP_POLLS + 21)]) {
       clock.now = new Date(T0.getTime() + after);
       while ((await watchDueBlocks(ctx, 50)) > 0 || (await trackDueTickets(ctx, 50)) > 0) {
         // drain

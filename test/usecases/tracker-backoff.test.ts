@@ -7,7 +7,7 @@ import { type Ledger, LedgerUnavailableError } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { trackDueTickets } from '../../src/usecases/track-tickets.js';
-import { retryDelayMs } from '../../src/usecases/tracker-timing.js';
+import { MEMPOOL_BACKSTOP_POLLS, retryDelayMs } from '../../src/usecases/tracker-timing.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket } from '../support/seed-store.js';
 
@@ -56,10 +56,11 @@ describeOnEachDb('tracker backoff', (fresh) => {
     up = true;
     clock.now = new Date(T0.getTime() + 3000);
     assert.equal(await trackDueTickets(ctx), 1);
-    assert.deepEqual(await nextCheckIn(), { ms: POLL_MS, failures: 0 });
+    // Still in the mempool: it waits for a block, or its backstop (docs/adr/0008).
+    assert.deepEqual(await nextCheckIn(), { ms: MEMPOOL_BACKSTOP_POLLS * POLL_MS, failures: 0 });
 
     up = false;
-    clock.now = new Date(T0.getTime() + 3000 + POLL_MS);
+    clock.now = new Date(T0.getTime() + 3000 + MEMPOOL_BACKSTOP_POLLS * POLL_MS);
     assert.equal(await trackDueTickets(ctx), 1);
     assert.deepEqual(await nextCheckIn(), { ms: 1000, failures: 1 });
   });
