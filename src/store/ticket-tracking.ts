@@ -2,7 +2,9 @@
 // lease (FOR UPDATE SKIP LOCKED, so several trackers share the work without doing any twice),
 // putting MINED tickets whose block still stands off to their backstop, and the back-off after
 // failed looks.
-// Each one statement for a whole batch.
+// Each one statement for a whole batch; those that write many tickets lock them in id order
+// first, the order a batch of verdicts locks them in (store/ticket-writes.ts), so none waits in a
+// cycle with another.
 import type { TicketStatus } from '../domain/ticket-state.js';
 import type { Queryable } from './db.js';
 
@@ -76,10 +78,15 @@ export async function keepWatchingMined(
   backstop: Date,
 ): Promise<void> {
   await q.query(
-    `UPDATE tickets k SET next_check_at = CASE WHEN u.watch = 1 THEN $1::timestamptz ELSE NULL END,
+    `WITH kept AS (
+       SELECT k.id, u.watch FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch)
+         JOIN tickets k ON k.id = u.id JOIN transactions x ON x.txid = k.txid
+        WHERE k.status = 'MINED' AND x.state = 'mined' AND x.blk_hash = u.hash
+        ORDER BY k.id FOR UPDATE OF k
+     )
+     UPDATE tickets k SET next_check_at = CASE WHEN w.watch = 1 THEN $1::timestamptz ELSE NULL END,
                           lease_until = NULL, failures = 0
-       FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch), transactions x
-      WHERE k.id = u.id AND k.status = 'MINED' AND x.txid = k.txid AND x.state = 'mined' AND x.blk_hash = u.hash`,
+       FROM kept w WHERE k.id = w.id`,
     [
       backstop,
       tickets.map((t) => t.id),
@@ -98,9 +105,12 @@ export async function rescheduleFailedLooks(
   tickets: readonly { readonly id: string; readonly at: Date }[],
 ): Promise<void> {
   await q.query(
-    `UPDATE tickets k SET next_check_at = u.at::timestamptz, lease_until = NULL, failures = k.failures + 1
-       FROM unnest($1::uuid[], $2::text[]) AS u(id, at)
-      WHERE k.id = u.id AND k.next_check_at IS NOT NULL`,
+    `WITH failed AS (
+       SELECT k.id, u.at FROM unnest($1::uuid[], $2::text[]) AS u(id, at) JOIN tickets k ON k.id = u.id
+        WHERE k.next_check_at IS NOT NULL ORDER BY k.id FOR UPDATE OF k
+     )
+     UPDATE tickets k SET next_check_at = f.at::timestamptz, lease_until = NULL, failures = k.failures + 1
+       FROM failed f WHERE k.id = f.id`,
     [tickets.map((t) => t.id), tickets.map((t) => t.at.toISOString())],
   );
 }

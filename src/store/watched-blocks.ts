@@ -109,10 +109,8 @@ export async function forgetBlocks(q: Queryable, hashes: readonly string[]): Pro
 export async function settleTicketsIn(q: Queryable, hashes: readonly string[]): Promise<void> {
   if (hashes.length === 0) return;
   await q.query(
-    `UPDATE tickets k SET next_check_at = NULL, failures = 0
-       FROM transactions x
-      WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.txid = x.txid
-        AND k.status = 'MINED' AND k.next_check_at IS NOT NULL`,
+    `WITH settled AS (${ticketsInBlocks('AND k.next_check_at IS NOT NULL')})
+     UPDATE tickets k SET next_check_at = NULL, failures = 0 FROM settled s WHERE k.id = s.id`,
     [hashes],
   );
 }
@@ -121,9 +119,19 @@ export async function settleTicketsIn(q: Queryable, hashes: readonly string[]): 
 export async function recheckTicketsIn(q: Queryable, hashes: readonly string[], now: Date): Promise<void> {
   if (hashes.length === 0) return;
   await q.query(
-    `UPDATE tickets k SET next_check_at = $2
-       FROM transactions x
-      WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.txid = x.txid AND k.status = 'MINED'`,
+    `WITH rechecked AS (${ticketsInBlocks('')})
+     UPDATE tickets k SET next_check_at = $2 FROM rechecked r WHERE k.id = r.id`,
     [hashes, now],
   );
+}
+
+/**
+ * The MINED tickets recorded in the blocks `$1`, locked in id order: the order a batch of
+ * verdicts locks tickets in (store/ticket-writes.ts), so a sweep settling a block and a batch
+ * holding some of its tickets wait for each other in one direction only, never in a cycle.
+ */
+function ticketsInBlocks(andAlso: string): string {
+  return `SELECT k.id FROM tickets k JOIN transactions x ON x.txid = k.txid
+           WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.status = 'MINED' ${andAlso}
+           ORDER BY k.id FOR UPDATE OF k`;
 }
