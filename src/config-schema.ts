@@ -164,7 +164,7 @@ export const ConfigSchema = Type.Object(
       Type.Integer({
         minimum: 100,
         description:
-          'How often the tracker polls a live ticket (a MINED one through its block, and on its own every 40 polls); absent: 2000 on the devnet, 30000 on ARC.',
+          'How often the tracker polls: a BROADCASTING ticket, a MINED one through its block (on its own every 40 polls), a SUCCESS one when a block comes or as a canary (on its own every 10 polls); absent: 2000 on the devnet, 30000 on ARC.',
       }),
     ),
     trackerFirstLookMs: Type.Integer({
