@@ -114,10 +114,14 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       );
     }
   };
-  // One poll of the tracker: its canaries (where this tree has them), then the sweep, drained.
+  // One poll of the tracker, in its order: the canaries (where this tree has them), the watched
+  // blocks (where it has them), the tickets; each sweep drained until it claims fewer than it may.
   const trackerPoll = async () => {
     now = new Date(now.getTime() + POLL_MS);
     await waiting?.wakeCanariesNow(ctx);
+    while (blockSweep !== null && (await blockSweep.watchDueBlocks(ctx, 50)) === 50) {
+      // drain
+    }
     while ((await trackDueTickets(ctx, 50)) === 50) {
       // drain
     }
@@ -157,15 +161,7 @@ async function run(batch: number | 'one by one'): Promise<Record<string, number>
       // POLLS looks while 2 deep, one once 6 deep (then never again).
       for (const height of [...Array.from({ length: POLLS }, () => 11), 15]) {
         tipHeight = height;
-        now = new Date(now.getTime() + POLL_MS);
-        // Drained as the tracker does: until a sweep claims fewer than it may.
-        await waiting?.wakeCanariesNow(ctx);
-        while ((await trackDueTickets(ctx, 50)) === 50) {
-          // drain
-        }
-        while (blockSweep !== null && (await blockSweep.watchDueBlocks(ctx, 50)) === 50) {
-          // the watched blocks too, where this tree watches blocks (docs/adr/0006)
-        }
+        await trackerPoll();
       }
     })),
   ];

@@ -19,13 +19,13 @@ export const FIRST_WAITING: WaitingCursor = {
 };
 
 /**
- * Makes due at `dueAt` up to `limit` SUCCESS tickets submitted by `seenAt`, after `after` in
+ * Makes due at `dueAt` up to `limit` SUCCESS tickets submitted by `submittedBy`, after `after` in
  * submission order, that are not due by then already. Returns how many it woke and where the
  * walk goes on from; null: nothing was left after `after`.
  */
 export async function wakeWaitingTickets(
   q: Queryable,
-  seenAt: Date,
+  submittedBy: Date,
   dueAt: Date,
   after: WaitingCursor,
   limit: number,
@@ -41,7 +41,7 @@ export async function wakeWaitingTickets(
      )
      SELECT w.created_at, w.id, (SELECT count(*) FROM woken)::int AS n
        FROM woken w ORDER BY w.created_at DESC, w.id DESC LIMIT 1`,
-    [seenAt, dueAt, after.createdAt, after.id, limit],
+    [submittedBy, dueAt, after.createdAt, after.id, limit],
   );
   const last = rows[0];
   if (last === undefined) return null;

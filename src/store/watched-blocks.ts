@@ -1,7 +1,7 @@
 // The blocks the tracker watches for reorgs (docs/adr/0006): one row per block a verdict showed a
 // ticket mined in, looked at every poll through one of its transactions (the probe), in place of
-// every ticket in it, until it is final (a block final when first seen has its row for one
-// look: its insert is how the coming of a block is noticed, docs/adr/0008). A verdict writer inserts a block's row in its own
+// every ticket in it, until it is final. A block final when first seen has its row for one look:
+// a new block's first look makes the tickets in the mempool due (docs/adr/0008). A verdict writer inserts a block's row in its own
 // transaction; the sweep's statements on a block's tickets and on its row are separate
 // statements, each its own transaction: a sweep then never holds a block row while it waits for
 // a ticket that a verdict writer has locked, while that writer waits to insert the same row.
@@ -18,32 +18,40 @@ export interface BlockToWatch {
 export interface DueBlock extends BlockToWatch {
   /** Failed looks in a row. */
   readonly failures: number;
+  /** When it was first seen, until its first look made the mempool's tickets due; then null. */
+  readonly seenAt: Date | null;
 }
 
 /**
  * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
- * probe and schedule). Inserted in hash order (the statement's ORDER BY), the one order every
- * writer inserts them in. Returns the hashes it inserted: blocks not seen before (or seen and
- * forgotten), whose coming makes the tickets in the mempool due (docs/adr/0008).
+ * probe and schedule), each new row marked as seen at `seenAt`: its first look makes the tickets
+ * in the mempool due (docs/adr/0008). Inserted in hash order (the statement's ORDER BY), the one
+ * order every writer inserts them in.
  */
 export async function watchBlocks(
   q: Queryable,
   blocks: readonly BlockToWatch[],
   at: Date,
-): Promise<string[]> {
+  seenAt: Date,
+): Promise<void> {
   const byHash = new Map<string, BlockToWatch>();
   for (const block of blocks) if (!byHash.has(block.hash)) byHash.set(block.hash, block);
-  if (byHash.size === 0) return [];
+  if (byHash.size === 0) return;
   const distinct = [...byHash.values()];
-  const rows = await q.query<{ blk_hash: string }>(
-    `INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at)
-     SELECT u.hash, u.height, u.probe, $1 FROM unnest($2::text[], $3::int[], $4::text[]) AS u(hash, height, probe)
+  await q.query(
+    `INSERT INTO watched_blocks (blk_hash, height, probe_txid, next_check_at, seen_at)
+     SELECT u.hash, u.height, u.probe, $1, $5
+       FROM unnest($2::text[], $3::int[], $4::text[]) AS u(hash, height, probe)
       ORDER BY u.hash
-     ON CONFLICT (blk_hash) DO NOTHING
-     RETURNING blk_hash`,
-    [at, distinct.map((b) => b.hash), distinct.map((b) => b.height), distinct.map((b) => b.probeTxid)],
+     ON CONFLICT (blk_hash) DO NOTHING`,
+    [
+      at,
+      distinct.map((b) => b.hash),
+      distinct.map((b) => b.height),
+      distinct.map((b) => b.probeTxid),
+      seenAt,
+    ],
   );
-  return rows.map((r) => r.blk_hash);
 }
 
 /** Claims up to `limit` blocks due at `now` (none leased by another tracker) until `leaseUntil`. */
@@ -53,7 +61,13 @@ export async function claimDueBlocks(
   leaseUntil: Date,
   limit: number,
 ): Promise<DueBlock[]> {
-  const rows = await q.query<{ blk_hash: string; height: number; probe_txid: string; failures: number }>(
+  const rows = await q.query<{
+    blk_hash: string;
+    height: number;
+    probe_txid: string;
+    failures: number;
+    seen_at: Date | null;
+  }>(
     // A materialized pick, as claimDueTickets does: a LIMIT ... SKIP LOCKED pick run once.
     `WITH picked AS MATERIALIZED (
        SELECT blk_hash FROM watched_blocks
@@ -61,7 +75,7 @@ export async function claimDueBlocks(
         ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED
      )
      UPDATE watched_blocks w SET lease_until = $2 FROM picked p WHERE w.blk_hash = p.blk_hash
-     RETURNING w.blk_hash, w.height, w.probe_txid, w.failures`,
+     RETURNING w.blk_hash, w.height, w.probe_txid, w.failures, w.seen_at`,
     [now, leaseUntil, limit],
   );
   return rows.map((r) => ({
@@ -69,14 +83,18 @@ export async function claimDueBlocks(
     height: r.height,
     probeTxid: r.probe_txid,
     failures: r.failures,
+    seenAt: r.seen_at,
   }));
 }
 
-/** Blocks that still stand and are not final: looked at again at `poll`. */
+/**
+ * Blocks that still stand and are not final: looked at again at `poll`; the mempool's tickets
+ * have been made due for them (seen_at cleared).
+ */
 export async function keepWatchingBlocks(q: Queryable, hashes: readonly string[], poll: Date): Promise<void> {
   if (hashes.length === 0) return;
   await q.query(
-    `UPDATE watched_blocks SET next_check_at = $1, lease_until = NULL, failures = 0
+    `UPDATE watched_blocks SET next_check_at = $1, lease_until = NULL, failures = 0, seen_at = NULL
       WHERE blk_hash = ANY($2::text[])`,
     [poll, hashes],
   );

@@ -9,8 +9,9 @@
 // go into; write what carries no score (reservations, unwinding failed transactions, tickets,
 // the blocks that MINED tickets are now looked at through (docs/adr/0006), callback events);
 // take the score lock, draw one score per changed record and write the scored rows,
-// all in one statement; commit. Nothing after the draw waits for a row lock. A block not seen
-// before then makes the tickets in the mempool due (docs/adr/0008), after the commit.
+// all in one statement; commit. Nothing after the draw waits for a row lock. (A block's row
+// inserted here is also how a new block is noticed: its first look makes the tickets in the
+// mempool due, docs/adr/0008.)
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';
@@ -72,9 +73,8 @@ export async function applyLedgerStatuses(
   if (updates.length === 0) return;
   for (let attempt = 1; ; attempt++) {
     try {
-      const { journal, newBlocks } = await ctx.db.transaction((tx) => applyInTransaction(ctx, tx, updates));
+      const journal = await ctx.db.transaction((tx) => applyInTransaction(ctx, tx, updates));
       reportTransitions(ctx, journal);
-      if (newBlocks.length > 0) await wakeForNewBlocks(ctx, newBlocks);
       return;
     } catch (err) {
       const state = sqlStateOf(err);
@@ -88,7 +88,7 @@ async function applyInTransaction(
   ctx: ServiceContext,
   tx: Queryable,
   updates: readonly LedgerUpdate[],
-): Promise<{ journal: TicketTransition[]; newBlocks: string[] }> {
+): Promise<TicketTransition[]> {
   const now = ctx.now();
   const viewsOf = new Map<string, LedgerView[]>();
   for (const { txid, view } of updates) {
@@ -220,10 +220,10 @@ async function applyInTransaction(
   await writeTickets(tx, writes, now, looks);
   // Before the score lock: a writer waiting here on another's insert of the same block never
   // holds the lock that one waits for.
-  const newBlocks = await watchBlocks(tx, blocks, looks.poll);
+  await watchBlocks(tx, blocks, looks.poll, now);
   await appendTicketEvents(tx, events, now);
   await writeScoredRecords(tx, changes, now);
-  return { journal, newBlocks };
+  return journal;
 }
 
 function lookAgainAfter(plan: VerdictPlan): LookAgain {

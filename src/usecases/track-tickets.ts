@@ -127,8 +127,9 @@ export async function trackDueTickets(
   if (stillMined.length > 0) {
     try {
       // The block's row first: should the process stop in between, the tickets are still due.
-      const looks = lookTimes(ctx.tracker, ctx.now());
-      await watchBlocks(ctx.db, blocks, looks.poll);
+      const at = ctx.now();
+      const looks = lookTimes(ctx.tracker, at);
+      await watchBlocks(ctx.db, blocks, looks.poll, at);
       await keepWatchingMined(
         ctx.db,
         stillMined.map(({ ticket, watch }) => ({ id: ticket.id, blockHash: ticket.blockHash!, watch })),
@@ -169,17 +170,22 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
       .add([{ txid, view: { status } }])
       .catch((err) => ctx.log.error({ txid, err }, 'applying a ledger push failed'));
   });
+  let canariesAt = Number.NEGATIVE_INFINITY;
   const sweepUntilStopped = async () => {
     while (!stopped) {
       try {
-        // The canaries first, so this sweep asks about them (docs/adr/0008).
-        await wakeCanariesNow(ctx);
-        // Drains what is due before sleeping: a sweep that claimed fewer than it may found no more.
-        while (!stopped && (await trackDueTickets(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
-          // the next batch of tickets
+        // Once a poll, the canaries (docs/adr/0008); then the blocks, whose first look makes the
+        // tickets in the mempool due; then the tickets, this poll's canaries and woken among them.
+        if (ctx.now().getTime() - canariesAt >= ctx.tracker.pollIntervalMs) {
+          canariesAt = ctx.now().getTime();
+          await wakeCanariesNow(ctx);
         }
         while (!stopped && (await watchDueBlocks(ctx, SWEEP_LIMIT)) === SWEEP_LIMIT) {
           // the next batch of watched blocks
+        }
+        // Drains what is due before sleeping: a sweep that claimed fewer than it may found no more.
+        while (!stopped && (await trackDueTickets(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
+          // the next batch of tickets
         }
       } catch (err) {
         ctx.log.error({ err }, 'tracker sweep failed');

@@ -1,6 +1,6 @@
 // When the tracker looks again: the next poll, the backstop of a MINED ticket whose block it
-// watches (docs/adr/0006), the backstop of a SUCCESS ticket waiting for a block and the grace
-// after a block comes (docs/adr/0008), and the back-off after failed looks; how many looks at
+// watches (docs/adr/0006), the backstop of a SUCCESS ticket waiting for a block
+// (docs/adr/0008), and the back-off after failed looks; how many looks at
 // once; and when a block is deep enough to be final.
 import type { Ledger } from '../ledger/port.js';
 import type { LookTimes } from '../store/ticket-writes.js';
@@ -45,15 +45,6 @@ export function lookTimes(tracker: TrackerSettings, now: Date): LookTimes {
     backstop: new Date(now.getTime() + BACKSTOP_POLLS * tracker.pollIntervalMs),
     mempoolBackstop: new Date(now.getTime() + MEMPOOL_BACKSTOP_POLLS * tracker.pollIntervalMs),
   };
-}
-
-/**
- * How long after a block comes the tickets it makes due are looked at: time for the block's
- * pushes (ARC's callbacks) to settle theirs first, so the sweep asks only about what they left.
- * The first-look delay, at most a poll.
- */
-export function blockGraceMs(tracker: TrackerSettings): number {
-  return Math.min(tracker.firstLookAfterMs, tracker.pollIntervalMs);
 }
 
 /** 1 s after the first failure in a row, doubling up to a minute. */

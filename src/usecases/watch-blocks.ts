@@ -7,6 +7,8 @@
 // - anything else (the block left the chain): one statement makes the block's tickets due now,
 //   and the ticket sweep asks each of them on its own (track-tickets.ts); the row goes;
 // - the ledger failed: the row backs off, as a ticket does.
+// A block's first look (a successful one) also makes the tickets in the mempool due
+// (docs/adr/0008, wait-for-blocks.ts).
 // Each statement is its own transaction (store/watched-blocks.ts says why).
 import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
 import {
@@ -29,6 +31,7 @@ import {
   SWEEP_LIMIT,
   tipHeightNow,
 } from './tracker-timing.js';
+import { wakeForNewBlocks } from './wait-for-blocks.js';
 
 /** Looks at up to `limit` due blocks once; returns how many it claimed. */
 export async function watchDueBlocks(ctx: ServiceContext, limit = SWEEP_LIMIT): Promise<number> {
@@ -61,6 +64,12 @@ export async function watchDueBlocks(ctx: ServiceContext, limit = SWEEP_LIMIT): 
     }
   });
 
+  // A block looked at for the first time: the tickets still in the mempool are due now, before
+  // this poll's ticket sweep (docs/adr/0008).
+  const firstSeen = due
+    .filter((b) => b.seenAt !== null && !failed.includes(b))
+    .map((b) => b.seenAt!.getTime());
+  if (firstSeen.length > 0) await wakeForNewBlocks(ctx, new Date(Math.max(...firstSeen)));
   const at = ctx.now();
   try {
     // The tickets first, then the rows: should the process stop in between, the block is

@@ -9,7 +9,7 @@ import type { TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
+import { BACKSTOP_POLLS, MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
 import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
@@ -180,8 +180,8 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     );
     assert.equal(
       new Date((await ticket(accepted.id)).next_check_at!).getTime(),
-      NOW.getTime() + 5000,
-      'in the mempool while the batch saw new blocks: looked at after the grace (docs/adr/0008)',
+      NOW.getTime() + MEMPOOL_BACKSTOP_POLLS * POLL_MS,
+      'in the mempool: waits for a block, or its backstop (docs/adr/0008)',
     );
     const watched = await fresh.db.query<{
       blk_hash: string;
@@ -306,7 +306,7 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
         [blockHash(7)],
       ),
       [{ next_check_at: new Date(NOW.getTime() + POLL_MS) }],
-      'a block final when first seen has its row for one look (its insert is how a new block is noticed)',
+      'a block final when first seen has its row for one look (which makes the mempool due)',
     );
     assert.equal((await ticket(failed.id)).status, 'FAILED');
     assert.deepEqual(await record(failed.txid), before);

@@ -277,7 +277,10 @@ describeOnEachDb('tracker batches', (fresh) => {
       .split(';')
       .map((q) => q.trim())
       .filter((q) => q !== '');
-    assert.ok(blocks !== undefined && due !== undefined && mempool !== undefined, 'three queries in the docs');
+    assert.ok(
+      blocks !== undefined && due !== undefined && mempool !== undefined,
+      'three queries in the docs',
+    );
     const rows = await fresh.db.query<{ blk_hash: string; height: number }>(blocks);
     assert.deepEqual(
       rows.map((r) => [r.blk_hash, r.height]),
@@ -286,7 +289,9 @@ describeOnEachDb('tracker batches', (fresh) => {
     const counts = await fresh.db.query<{ status: string }>(due);
     assert.ok(counts.some((r) => r.status === 'MINED'));
     await tickets(fresh.db, 2, 'SUCCESS');
-    const [waiting] = await fresh.db.query<{ longest_waiting: Date; in_the_mempool: string | number }>(mempool);
+    const [waiting] = await fresh.db.query<{ longest_waiting: Date; in_the_mempool: string | number }>(
+      mempool,
+    );
     assert.equal(Number(waiting!.in_the_mempool) >= 2, true);
     assert.equal(new Date(waiting!.longest_waiting).getTime() <= T0.getTime(), true);
   });

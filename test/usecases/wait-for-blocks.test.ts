@@ -1,6 +1,6 @@
 // SUCCESS tickets wait for a block (docs/adr/0008), on both databases: a ticket in the mempool
-// is put off to its backstop, not the next poll; a block not seen before makes the waiting
-// tickets due after a grace, once, walking them a page at a time (a ticket a writer holds is
+// is put off to its backstop, not the next poll; a block not seen before makes the tickets
+// waiting since before it due at its row's first look, a poll later, once, walking them a page at a time (a ticket a writer holds is
 // skipped, not waited for); each poll's canaries are the longest-waiting ticket and the newest
 // that waited a while; and with nobody pushing, the canaries find a block and every ticket in it
 // is MINED within two polls, while between blocks the tracker asks only about the canaries.
@@ -14,13 +14,12 @@ import type { ServiceContext } from '../../src/usecases/context.js';
 import { trackDueTickets } from '../../src/usecases/track-tickets.js';
 import { MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
 import { wakeCanariesNow } from '../../src/usecases/wait-for-blocks.js';
+import { watchDueBlocks } from '../../src/usecases/watch-blocks.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const POLL_MS = 2000;
-/** min(firstLookAfterMs, pollIntervalMs): the grace after a new block. */
-const GRACE_MS = 1000;
 const FAR = new Date(NOW.getTime() + 3_600_000);
 const blockHash = (n: number) => `bb${n.toString(16).padStart(62, '0')}`;
 const minedIn = (n: number): TxStatus => ({
@@ -37,7 +36,7 @@ function contextOn(db: Db, clock: { now: Date }, ledger: Partial<Ledger> = {}): 
     db,
     ledger,
     now: () => clock.now,
-    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: GRACE_MS },
+    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 1000 },
     log: { info() {}, warn() {}, error() {} },
   } as unknown as ServiceContext;
 }
@@ -59,8 +58,11 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     );
     return row!.next_check_at === null ? null : new Date(row!.next_check_at).getTime();
   };
-  const clearTickets = () =>
-    fresh.db.query("UPDATE tickets SET status = 'MINED', status_rank = 40, next_check_at = NULL");
+  // Every ticket of an earlier test ended, and no block watched.
+  const clearTickets = async () => {
+    await fresh.db.query("UPDATE tickets SET status = 'MINED', status_rank = 40, next_check_at = NULL");
+    await fresh.db.query('DELETE FROM watched_blocks');
+  };
 
   it('puts a ticket in the mempool off to its backstop, not the next poll', async () => {
     await clearTickets();
@@ -71,46 +73,67 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     assert.equal(await dueAt(accepted.id), NOW.getTime() + MEMPOOL_BACKSTOP_POLLS * POLL_MS);
   });
 
-  it('a block not seen before makes the waiting tickets due after the grace, once', async () => {
+  it("a block not seen before makes the waiting tickets due at its row's first look, once", async () => {
     await clearTickets();
-    const waiting = [await ticket(fresh.db, 'SUCCESS', 60_000), await ticket(fresh.db, 'SUCCESS', 5000)];
+    const waiting = [await ticket(fresh.db, 'SUCCESS', 60_000), await ticket(fresh.db, 'SUCCESS', 500)];
     const soon = await ticket(fresh.db, 'SUCCESS', 60_000, new Date(NOW.getTime() + 500));
-    const later = await ticket(fresh.db, 'SUCCESS', -10_000); // submitted after the block was seen
-    const [first, second] = [
+    const later = await ticket(fresh.db, 'SUCCESS', -500); // submitted after the block was seen
+    const [first, second, old] = [
+      await ticket(fresh.db, 'SUCCESS', 60_000),
       await ticket(fresh.db, 'SUCCESS', 60_000),
       await ticket(fresh.db, 'SUCCESS', 60_000),
     ];
-    const ctx = contextOn(fresh.db, { now: NOW });
+    const where = new Map([
+      [first!.txid, minedIn(101)],
+      [second!.txid, minedIn(101)],
+      [old!.txid, minedIn(90)],
+    ]);
+    const clock = { now: NOW };
+    const ctx = contextOn(fresh.db, clock, {
+      tip: async () => ({ height: 101, hash: blockHash(101), time: 1 }),
+      status: async (txid) => where.get(txid) ?? { kind: 'mempool' },
+    });
+    const nextPoll = async () => {
+      clock.now = new Date(clock.now.getTime() + POLL_MS);
+      await watchDueBlocks(ctx, 50);
+    };
 
     await applyLedgerStatuses(ctx, [{ txid: first!.txid, view: { status: minedIn(101), tipHeight: 101 } }]);
-    for (const t of waiting) assert.equal(await dueAt(t.id), NOW.getTime() + GRACE_MS, 'woken');
-    assert.equal(
-      await dueAt(second!.id),
-      NOW.getTime() + GRACE_MS,
-      'in the same block, its push not yet come',
-    );
+    for (const t of waiting)
+      assert.equal(await dueAt(t.id), FAR.getTime(), 'not before its pushes have had a poll');
+    await nextPoll();
+    const firstLook = clock.now.getTime();
+    for (const t of waiting) assert.equal(await dueAt(t.id), firstLook, 'woken at the first look');
+    assert.equal(await dueAt(second!.id), firstLook, 'in the block, its push not come: asked now');
     assert.equal(await dueAt(soon.id), NOW.getTime() + 500, 'due sooner already: left as it was');
     assert.equal(await dueAt(later.id), FAR.getTime(), 'submitted after the block was seen: not in it');
 
-    // The same block again (its other pushes): the block was seen, nothing is woken again.
+    // The same block again (another push of it): the block was seen, nothing is woken again.
     for (const t of waiting)
       await fresh.db.query('UPDATE tickets SET next_check_at = $2 WHERE id = $1', [t.id, FAR]);
     await applyLedgerStatuses(ctx, [{ txid: second!.txid, view: { status: minedIn(101), tipHeight: 101 } }]);
+    await nextPoll();
     for (const t of waiting) assert.equal(await dueAt(t.id), FAR.getTime(), 'not woken twice by one block');
 
-    // A block final when first seen (a tracker catching up) still wakes them.
-    const old = await ticket(fresh.db, 'SUCCESS', 60_000);
-    await applyLedgerStatuses(ctx, [{ txid: old.txid, view: { status: minedIn(90), tipHeight: 101 } }]);
-    assert.equal(await dueAt(old.id), null, 'final');
-    for (const t of waiting)
-      assert.equal(await dueAt(t.id), NOW.getTime() + GRACE_MS, 'woken by the old block');
+    // A block final when first seen (a tracker catching up) wakes them too, and is forgotten.
+    await applyLedgerStatuses(ctx, [{ txid: old!.txid, view: { status: minedIn(90), tipHeight: 101 } }]);
+    assert.equal(await dueAt(old!.id), null, 'final');
+    await nextPoll();
+    for (const t of waiting) assert.equal(await dueAt(t.id), clock.now.getTime(), 'woken by the old block');
+    assert.deepEqual(
+      (await fresh.db.query<{ blk_hash: string }>('SELECT blk_hash FROM watched_blocks')).map(
+        (r) => r.blk_hash,
+      ),
+      [blockHash(101)],
+      'the final block looked at once, then forgotten',
+    );
   });
 
   it('walks the waiting tickets a page at a time, in submission order', async () => {
     await clearTickets();
     const five: { id: string }[] = [];
     for (let i = 0; i < 5; i++) five.push(await ticket(fresh.db, 'SUCCESS', 1000)); // one submission time
-    const due = new Date(NOW.getTime() + GRACE_MS);
+    const due = new Date(NOW.getTime() + 1000);
     const pages: number[] = [];
     for (let after = FIRST_WAITING; ; ) {
       const page = await wakeWaitingTickets(fresh.db, NOW, due, after, 2);
@@ -126,7 +149,7 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     if (fresh.target !== 'postgres') return t.skip('row locks need a second connection (PostgreSQL)');
     await clearTickets();
     const [held, free] = [await ticket(fresh.db, 'SUCCESS', 1000), await ticket(fresh.db, 'SUCCESS', 1000)];
-    const due = new Date(NOW.getTime() + GRACE_MS);
+    const due = new Date(NOW.getTime() + 1000);
     let release!: () => void;
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => {
@@ -148,18 +171,18 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     assert.equal(await dueAt(held!.id), FAR.getTime(), 'held: reached by the next block or its backstop');
   });
 
-  it("each poll's canaries: the longest-waiting ticket and the newest two that waited a while", async () => {
+  it("each poll's canaries: the longest-waiting ticket and the newest two that waited a poll", async () => {
     await clearTickets();
-    // recentBefore = NOW - poll - grace = NOW - 3 s.
+    // recentBefore = NOW - poll = NOW - 2 s.
     const byAge = new Map<number, { id: string }>();
-    for (const age of [100_000, 60_000, 30_000, 10_000, 2000])
+    for (const age of [100_000, 60_000, 30_000, 10_000, 1000])
       byAge.set(age, await ticket(fresh.db, 'SUCCESS', age));
     const dueNow = await ticket(fresh.db, 'SUCCESS', 200_000, new Date(NOW.getTime() - 1));
     assert.equal(await wakeCanariesNow(contextOn(fresh.db, { now: NOW })), 2, 'the oldest is due already');
     assert.equal(await dueAt(dueNow.id), NOW.getTime() - 1);
     assert.deepEqual(
       await Promise.all(
-        [100_000, 60_000, 30_000, 10_000, 2000].map(
+        [100_000, 60_000, 30_000, 10_000, 1000].map(
           async (age) => (await dueAt(byAge.get(age)!.id)) === NOW.getTime(),
         ),
       ),
@@ -189,9 +212,13 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
       ctx,
       all.map((t) => ({ txid: t.txid, view: { status: { kind: 'mempool' as const }, fromBroadcast: true } })),
     );
+    // One poll, in the tracker's order: the canaries, the blocks, the tickets.
     const poll = async () => {
       clock.now = new Date(clock.now.getTime() + POLL_MS);
       await wakeCanariesNow(ctx);
+      while ((await watchDueBlocks(ctx, 50)) === 50) {
+        // drain
+      }
       while ((await trackDueTickets(ctx, 50)) === 50) {
         // drain
       }

@@ -1,7 +1,9 @@
 -- 015: SUCCESS tickets wait for a block (docs/adr/0008). A ticket in the mempool is no longer
--- looked at every poll: a new block makes the waiting tickets due (a walk of this index in
--- submission order, a page at a time), and each poll the tracker asks about a few of them (the
--- canaries: the oldest, and the newest submitted a while ago) to find the blocks that nobody
--- pushes. Built while writes to `tickets` wait, once; the index holds only the tickets in the
--- mempool, so it stays as small as the mempool.
+-- looked at every poll. A block not seen before makes the waiting tickets due, at the block
+-- sweep's first look at its row, a poll after it was seen (its pushes have settled theirs by
+-- then): `seen_at` is when the row was inserted, cleared once that is done. The index walks the
+-- waiting tickets in submission order, a page at a time, and gives each poll's canaries (the
+-- oldest, and the newest submitted a while ago), which find the blocks that nobody pushes. Built
+-- while writes to `tickets` wait, once; it holds only the tickets in the mempool.
+ALTER TABLE watched_blocks ADD COLUMN seen_at timestamptz;
 CREATE INDEX tickets_waiting_for_a_block ON tickets (created_at, id) WHERE status = 'SUCCESS';
