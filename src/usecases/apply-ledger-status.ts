@@ -45,7 +45,6 @@ import {
   planVerdicts,
   type VerdictPlan,
 } from './verdict-plan.js';
-import { wakeForNewBlocks } from './wait-for-blocks.js';
 
 export type { LedgerView } from './verdict-plan.js';
 
