@@ -21,7 +21,7 @@ export interface DueTicket {
   readonly blockHash: string | null;
 }
 
-interface DueRow {
+export interface DueRow {
   id: string;
   txid: string;
   raw_tx: Uint8Array;
@@ -52,11 +52,16 @@ export async function claimDueTickets(
      ), claimed AS (
        UPDATE tickets t SET lease_until = $2, attempts = t.attempts + 1
          FROM picked p WHERE t.id = p.id
-        RETURNING t.id, t.txid, t.raw_tx, t.status, t.attempts, t.failures)
+        RETURNING ${CLAIMED_COLUMNS})
      SELECT c.*, x.blk_hash FROM claimed c LEFT JOIN transactions x ON x.txid = c.txid AND x.state = 'mined'`,
     [now, leaseUntil, limit],
   );
-  return rows.map((r) => ({
+  return rows.map(dueTicketFrom);
+}
+
+/** The columns a claim returns (CLAIMED_COLUMNS, with the mined record's blk_hash), as a DueTicket. */
+export function dueTicketFrom(r: DueRow): DueTicket {
+  return {
     id: r.id,
     txid: r.txid,
     rawTx: r.raw_tx,
@@ -64,8 +69,11 @@ export async function claimDueTickets(
     attempts: r.attempts,
     failures: r.failures,
     blockHash: r.blk_hash,
-  }));
+  };
 }
+
+/** What a claim's UPDATE returns, for dueTicketFrom (joined with the record's blk_hash). */
+export const CLAIMED_COLUMNS = 't.id, t.txid, t.raw_tx, t.status, t.attempts, t.failures';
 
 /**
  * MINED tickets whose block still stands: looked at again on their own only at `backstop`

@@ -1,10 +1,11 @@
 // SUCCESS tickets waiting for a block (docs/adr/0008). A ticket in the mempool has only a late
-// backstop look of its own; what makes it due sooner is a block: the first verdict that shows a
-// block not seen before makes every waiting ticket due (wakeWaitingTickets), and each poll a few
-// waiting tickets are made due as canaries (wakeCanaries), so that a block nobody pushes is
-// found by asking. Both lock with SKIP LOCKED: a ticket a verdict writer holds is being written
-// anyway, and is reached by the next block or its backstop.
+// backstop look of its own. A block not seen before has the tracker claim every waiting ticket
+// (claimWaitingTickets, a page at a time, at the block's first look) and ask about it, and each
+// poll a few waiting tickets are made due as canaries (wakeCanaries), so that a block nobody
+// pushes is found by asking. Both lock with SKIP LOCKED: a ticket a verdict writer holds is
+// being written anyway, and is reached by the next block, a canary or its backstop.
 import type { Queryable } from './db.js';
+import { CLAIMED_COLUMNS, type DueRow, type DueTicket, dueTicketFrom } from './ticket-tracking.js';
 
 /** Where a walk of the waiting tickets stands: after this (created_at, id). */
 export interface WaitingCursor {
@@ -19,33 +20,35 @@ export const FIRST_WAITING: WaitingCursor = {
 };
 
 /**
- * Makes due at `dueAt` up to `limit` SUCCESS tickets submitted by `submittedBy`, after `after` in
- * submission order, that are not due by then already. Returns how many it woke and where the
- * walk goes on from; null: nothing was left after `after`.
+ * Claims, as the ticket sweep does (a lease until `leaseUntil`, the attempt counted), up to
+ * `limit` SUCCESS tickets submitted by `submittedBy`, after `after` in submission order, none
+ * leased by another tracker. Returns them and where the walk goes on from; null: none was left.
  */
-export async function wakeWaitingTickets(
+export async function claimWaitingTickets(
   q: Queryable,
   submittedBy: Date,
-  dueAt: Date,
+  now: Date,
+  leaseUntil: Date,
   after: WaitingCursor,
   limit: number,
-): Promise<{ readonly woken: number; readonly next: WaitingCursor } | null> {
-  const rows = await q.query<{ created_at: Date; id: string; n: number }>(
-    `WITH page AS MATERIALIZED (
-       SELECT id, created_at FROM tickets
-        WHERE status = 'SUCCESS' AND created_at <= $1 AND (created_at, id) > ($3::timestamptz, $4::uuid)
-          AND next_check_at > $2
-        ORDER BY created_at, id LIMIT $5 FOR UPDATE SKIP LOCKED
-     ), woken AS (
-       UPDATE tickets k SET next_check_at = $2 FROM page p WHERE k.id = p.id RETURNING p.created_at, p.id
-     )
-     SELECT w.created_at, w.id, (SELECT count(*) FROM woken)::int AS n
-       FROM woken w ORDER BY w.created_at DESC, w.id DESC LIMIT 1`,
-    [submittedBy, dueAt, after.createdAt, after.id, limit],
+): Promise<{ readonly claimed: DueTicket[]; readonly next: WaitingCursor } | null> {
+  const rows = await q.query<DueRow & { created_at: Date }>(
+    `WITH picked AS MATERIALIZED (
+       SELECT id FROM tickets
+        WHERE status = 'SUCCESS' AND created_at <= $1 AND (created_at, id) > ($4::timestamptz, $5::uuid)
+          AND (lease_until IS NULL OR lease_until < $2)
+        ORDER BY created_at, id LIMIT $6 FOR UPDATE SKIP LOCKED
+     ), claimed AS (
+       UPDATE tickets t SET lease_until = $3, attempts = t.attempts + 1
+         FROM picked p WHERE t.id = p.id
+        RETURNING ${CLAIMED_COLUMNS}, t.created_at)
+     SELECT c.*, x.blk_hash FROM claimed c LEFT JOIN transactions x ON x.txid = c.txid AND x.state = 'mined'
+      ORDER BY c.created_at, c.id`,
+    [submittedBy, now, leaseUntil, after.createdAt, after.id, limit],
   );
-  const last = rows[0];
+  const last = rows.at(-1);
   if (last === undefined) return null;
-  return { woken: last.n, next: { createdAt: last.created_at, id: last.id } };
+  return { claimed: rows.map(dueTicketFrom), next: { createdAt: last.created_at, id: last.id } };
 }
 
 /**

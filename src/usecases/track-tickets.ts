@@ -17,27 +17,11 @@
 // optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
 // only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
 // block) still take the fast path.
-import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
-import {
-  claimDueTickets,
-  type DueTicket,
-  keepWatchingMined,
-  rescheduleFailedLooks,
-} from '../store/ticket-tracking.js';
-import { type BlockToWatch, watchBlocks } from '../store/watched-blocks.js';
+import { claimDueTickets } from '../store/ticket-tracking.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
-import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
-import {
-  eachAtMost,
-  isFinal,
-  LEASE_MS,
-  LOOKS_AT_ONCE,
-  lookTimes,
-  retryDelayMs,
-  SWEEP_LIMIT,
-  tipHeightNow,
-} from './tracker-timing.js';
+import { type ApplyUpdates, lookAtClaimed } from './look-at-tickets.js';
+import { LEASE_MS, SWEEP_LIMIT } from './tracker-timing.js';
 import { wakeCanariesNow } from './wait-for-blocks.js';
 import { watchDueBlocks } from './watch-blocks.js';
 
@@ -48,112 +32,12 @@ const MAX_PUSH_BATCH = 1000;
 export async function trackDueTickets(
   ctx: ServiceContext,
   limit = SWEEP_LIMIT,
-  apply: (updates: readonly LedgerUpdate[]) => Promise<void> = (updates) => applyLedgerStatuses(ctx, updates),
+  apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
 ): Promise<number> {
   const now = ctx.now();
   const due = await claimDueTickets(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
-  if (due.length === 0) return 0;
-  const tipHeight = await tipHeightNow(ctx.ledger);
-  const updates: LedgerUpdate[] = [];
-  const unknown: DueTicket[] = [];
-  const failedLooks: DueTicket[] = [];
-  const stillMined: { ticket: DueTicket; watch: boolean }[] = [];
-  const blocks: BlockToWatch[] = [];
-  const view = (status: TxStatus) => (tipHeight === undefined ? { status } : { status, tipHeight });
-  const take = (ticket: DueTicket, status: TxStatus) => {
-    if (status.kind === 'unknown') unknown.push(ticket);
-    else updates.push({ txid: ticket.txid, view: view(status) });
-  };
-  const lookFailed = (ticket: DueTicket, err: unknown) => {
-    failedLooks.push(ticket);
-    if (!(err instanceof LedgerUnavailableError))
-      ctx.log.error({ ticketId: ticket.id, err }, 'tracking failed');
-  };
-
-  // One look per recorded block; each ticket asked about alone where its block's look says it moved.
-  const byBlock = new Map<string, DueTicket[]>();
-  const alone: DueTicket[] = [];
-  for (const ticket of due) {
-    if (ticket.status !== 'MINED' || ticket.blockHash === null || ticket.blockHash === '') alone.push(ticket);
-    else byBlock.set(ticket.blockHash, [...(byBlock.get(ticket.blockHash) ?? []), ticket]);
-  }
-  await eachAtMost(LOOKS_AT_ONCE, [...byBlock], async ([hash, group]) => {
-    const probe = group[0]!;
-    let status: TxStatus;
-    try {
-      status = await ctx.ledger.status(probe.txid);
-    } catch (err) {
-      for (const ticket of group) lookFailed(ticket, err);
-      return;
-    }
-    if (status.kind === 'mined' && status.blockHash === hash) {
-      const watch = !isFinal(ctx.tracker, tipHeight, status.height);
-      if (watch) blocks.push({ hash, height: status.height, probeTxid: probe.txid });
-      for (const ticket of group) stillMined.push({ ticket, watch });
-      return;
-    }
-    take(probe, status);
-    alone.push(...group.slice(1));
-  });
-  await eachAtMost(LOOKS_AT_ONCE, alone, async (ticket) => {
-    try {
-      take(ticket, await ctx.ledger.status(ticket.txid));
-    } catch (err) {
-      lookFailed(ticket, err);
-    }
-  });
-
-  // Never reached the ledger, or dropped by it (a reorg, a restart): the same bytes again, together.
-  if (unknown.length > 0) {
-    try {
-      const results = await ctx.ledger.broadcastMany(unknown.map((t) => t.rawTx));
-      for (const [i, ticket] of unknown.entries()) {
-        const { outcome, update } = verdictOf(ticket.txid, results[i]!);
-        if (update !== null) updates.push(update);
-        if (outcome.kind === 'unavailable') failedLooks.push(ticket);
-      }
-    } catch (err) {
-      for (const ticket of unknown) lookFailed(ticket, err);
-    }
-  }
-  if (updates.length > 0) {
-    try {
-      await apply(updates);
-    } catch (err) {
-      const ids = new Set(updates.map((u) => u.txid));
-      for (const ticket of due) if (ids.has(ticket.txid)) lookFailed(ticket, err);
-    }
-  }
-  if (stillMined.length > 0) {
-    try {
-      // The block's row first: should the process stop in between, the tickets are still due.
-      const at = ctx.now();
-      const looks = lookTimes(ctx.tracker, at);
-      await watchBlocks(ctx.db, blocks, looks.poll, at);
-      await keepWatchingMined(
-        ctx.db,
-        stillMined.map(({ ticket, watch }) => ({ id: ticket.id, blockHash: ticket.blockHash!, watch })),
-        looks.backstop,
-      );
-    } catch (err) {
-      for (const { ticket } of stillMined) lookFailed(ticket, err);
-    }
-  }
-  await rescheduleAfterFailures(ctx, failedLooks);
+  await lookAtClaimed(ctx, due, apply);
   return due.length;
-}
-
-async function rescheduleAfterFailures(ctx: ServiceContext, tickets: readonly DueTicket[]): Promise<void> {
-  if (tickets.length === 0) return;
-  const now = ctx.now().getTime();
-  try {
-    await rescheduleFailedLooks(
-      ctx.db,
-      tickets.map((t) => ({ id: t.id, at: new Date(now + retryDelayMs(t.failures)) })),
-    );
-  } catch (err) {
-    ctx.log.error({ err }, 'rescheduling tickets after failed looks failed; their lease runs out');
-  }
 }
 
 /**
@@ -174,13 +58,13 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
   const sweepUntilStopped = async () => {
     while (!stopped) {
       try {
-        // Once a poll, the canaries (docs/adr/0008); then the blocks, whose first look makes the
-        // tickets in the mempool due; then the tickets, this poll's canaries and woken among them.
+        // Once a poll, the canaries (docs/adr/0008); then the blocks, whose first look asks about
+        // the tickets in the mempool; then the due tickets, this poll's canaries among them.
         if (ctx.now().getTime() - canariesAt >= ctx.tracker.pollIntervalMs) {
           canariesAt = ctx.now().getTime();
           await wakeCanariesNow(ctx);
         }
-        while (!stopped && (await watchDueBlocks(ctx, SWEEP_LIMIT)) === SWEEP_LIMIT) {
+        while (!stopped && (await watchDueBlocks(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
           // the next batch of watched blocks
         }
         // Drains what is due before sleeping: a sweep that claimed fewer than it may found no more.

@@ -24,9 +24,6 @@ export const MEMPOOL_BACKSTOP_POLLS = 10;
 export const CANARIES_OLDEST = 1;
 export const CANARIES_RECENT = 2;
 
-/** SUCCESS tickets one statement makes due when a block comes; the walk goes on page by page. */
-export const WAKE_PAGE = 2000;
-
 const MAX_BACKOFF_MS = 60_000;
 
 /** How long a sweep holds what it claimed (a ticket, a block) before another tracker may take it. */

@@ -20,7 +20,9 @@ import {
   recheckTicketsIn,
   settleTicketsIn,
 } from '../store/watched-blocks.js';
+import { applyLedgerStatuses } from './apply-ledger-status.js';
 import type { ServiceContext } from './context.js';
+import type { ApplyUpdates } from './look-at-tickets.js';
 import {
   eachAtMost,
   isFinal,
@@ -31,10 +33,17 @@ import {
   SWEEP_LIMIT,
   tipHeightNow,
 } from './tracker-timing.js';
-import { wakeForNewBlocks } from './wait-for-blocks.js';
+import { lookAtTheMempool } from './wait-for-blocks.js';
 
-/** Looks at up to `limit` due blocks once; returns how many it claimed. */
-export async function watchDueBlocks(ctx: ServiceContext, limit = SWEEP_LIMIT): Promise<number> {
+/**
+ * Looks at up to `limit` due blocks once; returns how many it claimed. What looks at the
+ * mempool's tickets after a new block learn goes through `apply`.
+ */
+export async function watchDueBlocks(
+  ctx: ServiceContext,
+  limit = SWEEP_LIMIT,
+  apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
+): Promise<number> {
   const now = ctx.now();
   const due = await claimDueBlocks(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
   if (due.length === 0) return 0;
@@ -64,12 +73,12 @@ export async function watchDueBlocks(ctx: ServiceContext, limit = SWEEP_LIMIT): 
     }
   });
 
-  // A block looked at for the first time: the tickets still in the mempool are due now, before
-  // this poll's ticket sweep (docs/adr/0008).
+  // A block looked at for the first time: the tickets still in the mempool are looked at now
+  // (docs/adr/0008).
   const firstSeen = due
     .filter((b) => b.seenAt !== null && !failed.includes(b))
     .map((b) => b.seenAt!.getTime());
-  if (firstSeen.length > 0) await wakeForNewBlocks(ctx, new Date(Math.max(...firstSeen)));
+  if (firstSeen.length > 0) await lookAtTheMempool(ctx, new Date(Math.max(...firstSeen)), apply);
   const at = ctx.now();
   try {
     // The tickets first, then the rows: should the process stop in between, the block is

@@ -1,14 +1,14 @@
 // SUCCESS tickets wait for a block (docs/adr/0008), on both databases: a ticket in the mempool
-// is put off to its backstop, not the next poll; a block not seen before makes the tickets
-// waiting since before it due at its row's first look, a poll later, once, walking them a page at a time (a ticket a writer holds is
-// skipped, not waited for); each poll's canaries are the longest-waiting ticket and the newest
-// that waited a while; and with nobody pushing, the canaries find a block and every ticket in it
+// is put off to its backstop, not the next poll; a block not seen before has the tickets
+// waiting since before it claimed and asked about at its row's first look, a poll later, once,
+// a page at a time (a ticket a writer holds is skipped, not waited for); each poll's canaries
+// are the longest-waiting ticket and the newest that waited a while; and with nobody pushing, the canaries find a block and every ticket in it
 // is MINED within two polls, while between blocks the tracker asks only about the canaries.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Ledger, TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db.js';
-import { FIRST_WAITING, wakeWaitingTickets } from '../../src/store/tickets-waiting.js';
+import { claimWaitingTickets, FIRST_WAITING } from '../../src/store/tickets-waiting.js';
 import { applyLedgerStatuses } from '../../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { trackDueTickets } from '../../src/usecases/track-tickets.js';
@@ -73,53 +73,73 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     assert.equal(await dueAt(accepted.id), NOW.getTime() + MEMPOOL_BACKSTOP_POLLS * POLL_MS);
   });
 
-  it("a block not seen before makes the waiting tickets due at its row's first look, once", async () => {
+  it("a block not seen before has the waiting tickets asked about at its row's first look, once", async () => {
     await clearTickets();
     const waiting = [await ticket(fresh.db, 'SUCCESS', 60_000), await ticket(fresh.db, 'SUCCESS', 500)];
-    const soon = await ticket(fresh.db, 'SUCCESS', 60_000, new Date(NOW.getTime() + 500));
     const later = await ticket(fresh.db, 'SUCCESS', -500); // submitted after the block was seen
     const [first, second, old] = [
       await ticket(fresh.db, 'SUCCESS', 60_000),
       await ticket(fresh.db, 'SUCCESS', 60_000),
       await ticket(fresh.db, 'SUCCESS', 60_000),
     ];
-    const where = new Map([
+    // `old` is in the mempool until the last step shows it in an old block.
+    const where = new Map<string, TxStatus>([
       [first!.txid, minedIn(101)],
       [second!.txid, minedIn(101)],
-      [old!.txid, minedIn(90)],
     ]);
+    const asked: string[] = [];
     const clock = { now: NOW };
     const ctx = contextOn(fresh.db, clock, {
       tip: async () => ({ height: 101, hash: blockHash(101), time: 1 }),
-      status: async (txid) => where.get(txid) ?? { kind: 'mempool' },
+      status: async (txid) => {
+        asked.push(txid);
+        return where.get(txid) ?? { kind: 'mempool' };
+      },
     });
     const nextPoll = async () => {
+      asked.length = 0;
       clock.now = new Date(clock.now.getTime() + POLL_MS);
       await watchDueBlocks(ctx, 50);
     };
+    const sorted = (txids: string[]) => [...txids].sort();
 
     await applyLedgerStatuses(ctx, [{ txid: first!.txid, view: { status: minedIn(101), tipHeight: 101 } }]);
     for (const t of waiting)
       assert.equal(await dueAt(t.id), FAR.getTime(), 'not before its pushes have had a poll');
     await nextPoll();
-    const firstLook = clock.now.getTime();
-    for (const t of waiting) assert.equal(await dueAt(t.id), firstLook, 'woken at the first look');
-    assert.equal(await dueAt(second!.id), firstLook, 'in the block, its push not come: asked now');
-    assert.equal(await dueAt(soon.id), NOW.getTime() + 500, 'due sooner already: left as it was');
-    assert.equal(await dueAt(later.id), FAR.getTime(), 'submitted after the block was seen: not in it');
+    assert.deepEqual(
+      sorted(asked),
+      sorted([first!.txid, ...waiting.map((t) => t.txid), second!.txid, old!.txid]),
+      "the block's probe, then every ticket submitted before the block was seen, once each",
+    );
+    assert.ok(!asked.includes(later.txid), 'submitted after the block was seen: not in it');
+    const backstop = clock.now.getTime() + MEMPOOL_BACKSTOP_POLLS * POLL_MS;
+    for (const t of waiting) assert.equal(await dueAt(t.id), backstop, 'still in the mempool: waits again');
+    const [row] = await fresh.db.query<{ status: string; lease_until: Date | null }>(
+      'SELECT status, lease_until FROM tickets WHERE id = $1',
+      [second!.id],
+    );
+    assert.deepEqual(
+      row,
+      { status: 'MINED', lease_until: null },
+      'in the block, its push not come: MINED now',
+    );
 
-    // The same block again (another push of it): the block was seen, nothing is woken again.
-    for (const t of waiting)
-      await fresh.db.query('UPDATE tickets SET next_check_at = $2 WHERE id = $1', [t.id, FAR]);
+    // The same block again: seen already, its first look done; only its probe is asked.
+    await fresh.db.query("UPDATE tickets SET status = 'SUCCESS', status_rank = 20 WHERE id = $1", [
+      second!.id,
+    ]);
     await applyLedgerStatuses(ctx, [{ txid: second!.txid, view: { status: minedIn(101), tipHeight: 101 } }]);
     await nextPoll();
-    for (const t of waiting) assert.equal(await dueAt(t.id), FAR.getTime(), 'not woken twice by one block');
+    assert.deepEqual(asked, [first!.txid], "the block's probe only: the mempool is not asked again");
 
-    // A block final when first seen (a tracker catching up) wakes them too, and is forgotten.
+    // A block final when first seen (a tracker catching up) has the mempool looked at too, and
+    // is forgotten after that one look.
+    where.set(old!.txid, minedIn(90));
     await applyLedgerStatuses(ctx, [{ txid: old!.txid, view: { status: minedIn(90), tipHeight: 101 } }]);
     assert.equal(await dueAt(old!.id), null, 'final');
     await nextPoll();
-    for (const t of waiting) assert.equal(await dueAt(t.id), clock.now.getTime(), 'woken by the old block');
+    for (const t of waiting) assert.ok(asked.includes(t.txid), 'asked after the old block');
     assert.deepEqual(
       (await fresh.db.query<{ blk_hash: string }>('SELECT blk_hash FROM watched_blocks')).map(
         (r) => r.blk_hash,
@@ -129,27 +149,38 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
     );
   });
 
-  it('walks the waiting tickets a page at a time, in submission order', async () => {
+  it('claims the waiting tickets a page at a time, in submission order', async () => {
     await clearTickets();
     const five: { id: string }[] = [];
     for (let i = 0; i < 5; i++) five.push(await ticket(fresh.db, 'SUCCESS', 1000)); // one submission time
-    const due = new Date(NOW.getTime() + 1000);
-    const pages: number[] = [];
+    const lease = new Date(NOW.getTime() + 30_000);
+    const pages: string[][] = [];
     for (let after = FIRST_WAITING; ; ) {
-      const page = await wakeWaitingTickets(fresh.db, NOW, due, after, 2);
+      const page = await claimWaitingTickets(fresh.db, NOW, NOW, lease, after, 2);
       if (page === null) break;
-      pages.push(page.woken);
+      pages.push(page.claimed.map((c) => c.id));
       after = page.next;
     }
-    assert.deepEqual(pages, [2, 2, 1]);
-    for (const t of five) assert.equal(await dueAt(t.id), due.getTime());
+    assert.deepEqual(
+      pages,
+      [five.slice(0, 2), five.slice(2, 4), five.slice(4)].map((p) => p.map((t) => t.id)),
+    );
+    const rows = await fresh.db.query<{ lease_until: Date; attempts: number }>(
+      'SELECT lease_until, attempts FROM tickets WHERE id = ANY($1::uuid[])',
+      [five.map((t) => t.id)],
+    );
+    assert.ok(rows.every((r) => new Date(r.lease_until).getTime() === lease.getTime() && r.attempts === 1));
+    assert.equal(
+      await claimWaitingTickets(fresh.db, NOW, NOW, lease, FIRST_WAITING, 2),
+      null,
+      'leased: not again',
+    );
   });
 
   it('skips a waiting ticket that a writer holds, without waiting for it', async (t) => {
     if (fresh.target !== 'postgres') return t.skip('row locks need a second connection (PostgreSQL)');
     await clearTickets();
     const [held, free] = [await ticket(fresh.db, 'SUCCESS', 1000), await ticket(fresh.db, 'SUCCESS', 1000)];
-    const due = new Date(NOW.getTime() + 1000);
     let release!: () => void;
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => {
@@ -163,12 +194,14 @@ describeOnEachDb('SUCCESS tickets wait for a block', (fresh) => {
       });
     });
     await isLocked;
-    const page = await wakeWaitingTickets(fresh.db, NOW, due, FIRST_WAITING, 10);
+    const page = await claimWaitingTickets(fresh.db, NOW, NOW, FAR, FIRST_WAITING, 10);
     release();
     await writer;
-    assert.equal(page?.woken, 1);
-    assert.equal(await dueAt(free!.id), due.getTime());
-    assert.equal(await dueAt(held!.id), FAR.getTime(), 'held: reached by the next block or its backstop');
+    assert.deepEqual(
+      page?.claimed.map((c) => c.id),
+      [free!.id],
+      'held: reached by the next block, a canary or its backstop',
+    );
   });
 
   it("each poll's canaries: the longest-waiting ticket and the newest two that waited a poll", async () => {
