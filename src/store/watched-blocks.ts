@@ -1,8 +1,8 @@
 // The blocks the tracker watches for reorgs (docs/adr/0006): one row per block a verdict showed a
 // ticket mined in, looked at every poll through one of its transactions (the probe), in place of
 // every ticket in it, until it is final. A block final when first seen has its row for one look:
-// a new block's first look makes the tickets in the mempool due (docs/adr/0008). A verdict writer inserts a block's row in its own
-// transaction; the sweep's statements on a block's tickets and on its row are separate
+// a new block's first look has the tracker ask about the tickets in the mempool
+// (docs/adr/0008). A verdict writer inserts a block's row in its own transaction; the sweep's statements on a block's tickets and on its row are separate
 // statements, each its own transaction: a sweep then never holds a block row while it waits for
 // a ticket that a verdict writer has locked, while that writer waits to insert the same row.
 import type { Queryable } from './db.js';
@@ -18,14 +18,14 @@ export interface BlockToWatch {
 export interface DueBlock extends BlockToWatch {
   /** Failed looks in a row. */
   readonly failures: number;
-  /** When it was first seen, until its first look made the mempool's tickets due; then null. */
+  /** When it was first seen, until its first look had the mempool asked about; then null. */
   readonly seenAt: Date | null;
 }
 
 /**
  * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
- * probe and schedule), each new row marked as seen at `seenAt`: its first look makes the tickets
- * in the mempool due (docs/adr/0008). Inserted in hash order (the statement's ORDER BY), the one
+ * probe and schedule), each new row marked as seen at `seenAt`: its first look has the tracker
+ * ask about the tickets in the mempool (docs/adr/0008). Inserted in hash order (the statement's ORDER BY), the one
  * order every writer inserts them in.
  */
 export async function watchBlocks(
@@ -87,14 +87,17 @@ export async function claimDueBlocks(
   }));
 }
 
-/**
- * Blocks that still stand and are not final: looked at again at `poll`; the mempool's tickets
- * have been made due for them (seen_at cleared).
- */
+/** New blocks whose first look is asking about the mempool's tickets: not asked again. */
+export async function markMempoolAsked(q: Queryable, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await q.query('UPDATE watched_blocks SET seen_at = NULL WHERE blk_hash = ANY($1::text[])', [hashes]);
+}
+
+/** Blocks that still stand and are not final: looked at again at `poll`. */
 export async function keepWatchingBlocks(q: Queryable, hashes: readonly string[], poll: Date): Promise<void> {
   if (hashes.length === 0) return;
   await q.query(
-    `UPDATE watched_blocks SET next_check_at = $1, lease_until = NULL, failures = 0, seen_at = NULL
+    `UPDATE watched_blocks SET next_check_at = $1, lease_until = NULL, failures = 0
       WHERE blk_hash = ANY($2::text[])`,
     [poll, hashes],
   );

@@ -1,7 +1,7 @@
 // SUCCESS tickets wait for a block (docs/adr/0008). A transaction leaves the mempool only for a
 // block, so looking at a ticket in the mempool between two blocks learns nothing but the rare
-// rejection or eviction (the mempool's backstop finds those). Two things make waiting tickets
-// due sooner:
+// rejection or eviction (the mempool's backstop finds those). Two things have waiting tickets
+// looked at sooner:
 // - a block not seen before: at the block sweep's first look at its row, a poll after a verdict
 //   first showed it (the block's pushes have settled their tickets by then), every ticket still
 //   in the mempool and submitted before the block was seen is claimed and looked at, a page at

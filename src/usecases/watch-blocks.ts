@@ -17,6 +17,7 @@ import {
   type DueBlock,
   forgetBlocks,
   keepWatchingBlocks,
+  markMempoolAsked,
   recheckTicketsIn,
   settleTicketsIn,
 } from '../store/watched-blocks.js';
@@ -74,11 +75,21 @@ export async function watchDueBlocks(
   });
 
   // A block looked at for the first time: the tickets still in the mempool are looked at now
-  // (docs/adr/0008).
-  const firstSeen = due
-    .filter((b) => b.seenAt !== null && !failed.includes(b))
-    .map((b) => b.seenAt!.getTime());
-  if (firstSeen.length > 0) await lookAtTheMempool(ctx, new Date(Math.max(...firstSeen)), apply);
+  // (docs/adr/0008). The blocks are marked first: a walk that a crash or a lapsed lease cuts
+  // short is not walked again by another tracker; what it did not reach, a canary or the
+  // backstop does.
+  const firstSeen = due.filter((b) => b.seenAt !== null && !failed.includes(b));
+  if (firstSeen.length > 0) {
+    try {
+      await markMempoolAsked(
+        ctx.db,
+        firstSeen.map((b) => b.hash),
+      );
+      await lookAtTheMempool(ctx, new Date(Math.max(...firstSeen.map((b) => b.seenAt!.getTime()))), apply);
+    } catch (err) {
+      ctx.log.error({ err }, 'marking new blocks failed; the mempool is asked about at their next look');
+    }
+  }
   const at = ctx.now();
   try {
     // The tickets first, then the rows: should the process stop in between, the block is
