@@ -10,8 +10,8 @@
 // the blocks that MINED tickets are now looked at through (docs/adr/0006), callback events);
 // take the score lock, draw one score per changed record and write the scored rows,
 // all in one statement; commit. Nothing after the draw waits for a row lock. (A block's row
-// inserted here is also how a new block is noticed: its first look makes the tickets in the
-// mempool due, docs/adr/0008.)
+// inserted here is also how a new block is noticed: its first look has the tracker ask about
+// the tickets in the mempool, docs/adr/0008.)
 
 import { ticketJson } from '../domain/ticket.js';
 import type { TicketTransition } from '../domain/ticket-transition.js';

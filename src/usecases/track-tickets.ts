@@ -12,11 +12,12 @@
 // look, and are settled final together, or made due to be asked one by one when the block left
 // the chain. A MINED ticket that this sweep claims (its backstop, its block gone) is looked at
 // once per block too. A SUCCESS ticket waits for a block (docs/adr/0008, wait-for-blocks.ts):
-// due when a block not seen before comes, as one of a poll's few canaries, or at its backstop. Why not pushes alone, or the block hash at a height: ARC
-// serves no block by height, its MINED_IN_STALE_BLOCK callbacks may never come (callbacks are
-// optional, and ARC drops a callback URL after one failed delivery), so a status asked for is the
-// only proof that works on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new
-// block) still take the fast path.
+// it is asked about at a new block's first look, as one of a poll's few canaries, or at its
+// backstop. Why not pushes alone, or the block hash at a height: ARC serves no block by height,
+// its MINED_IN_STALE_BLOCK callbacks may never come (callbacks are optional, and ARC drops a
+// callback URL after one failed delivery), so a status asked for is the only proof that works
+// on ARC as on the devnet; the devnet's reorg pushes (mempool, then the new block) still take
+// the fast path.
 import { claimDueTickets } from '../store/ticket-tracking.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import type { ServiceContext } from './context.js';
@@ -62,7 +63,9 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
         // the tickets in the mempool; then the due tickets, this poll's canaries among them.
         if (ctx.now().getTime() - canariesAt >= ctx.tracker.pollIntervalMs) {
           canariesAt = ctx.now().getTime();
-          await wakeCanariesNow(ctx);
+          await wakeCanariesNow(ctx).catch((err) =>
+            ctx.log.error({ err }, 'choosing the canaries failed; the blocks and tickets are swept'),
+          );
         }
         while (!stopped && (await watchDueBlocks(ctx, SWEEP_LIMIT, (u) => applier.add(u))) === SWEEP_LIMIT) {
           // the next batch of watched blocks
