@@ -104,6 +104,36 @@ describe('planVerdicts', () => {
     assert.deepEqual([plan.touched, plan.watch, plan.steps.length, plan.failure], [true, true, 0, null]);
   });
 
+  it('in the mempool it waits for a block; the block it ends in gets a row, watched or final (docs/adr/0008)', () => {
+    const start = { status: 'BROADCASTING' as const, firstMined: true, record: null };
+    const waiting = planVerdicts(start, [v({ kind: 'mempool' })], 6);
+    assert.deepEqual([waiting.waitsForBlock, waiting.minedIn, waiting.watchedIn], [true, null, null]);
+    const inBlock = planVerdicts(start, [v({ kind: 'mempool' }), v(mined(A, 10), { tipHeight: 10 })], 6);
+    assert.equal(inBlock.waitsForBlock, false);
+    assert.deepEqual(
+      [inBlock.minedIn, inBlock.watchedIn],
+      [
+        { hash: A, height: 10 },
+        { hash: A, height: 10 },
+      ],
+    );
+    const final = planVerdicts(start, [v(mined(A, 10), { tipHeight: 20 })], 6);
+    assert.deepEqual([final.minedIn, final.watchedIn, final.watch], [{ hash: A, height: 10 }, null, false]);
+    const reorged = planVerdicts(
+      { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+      [v({ kind: 'mempool' })],
+      6,
+    );
+    assert.deepEqual([reorged.waitsForBlock, reorged.minedIn], [true, null], 'out of its block: waits again');
+    for (const kind of ['double-spend', 'unknown'] as const) {
+      const status: TxStatus = kind === 'unknown' ? { kind } : { kind, competingTxids: [] };
+      const plan = planVerdicts(start, [v({ kind: 'mempool' }), v(status)], 6);
+      assert.equal(plan.waitsForBlock, false, `${kind}: the next poll, not a block`);
+    }
+    const failed = failAfter(waiting, 'parent failed');
+    assert.deepEqual([failed.waitsForBlock, failed.minedIn], [false, null]);
+  });
+
   it('failAfter: a spender of a failed transaction ends FAILED after its own verdicts', () => {
     const own = planVerdicts(
       { status: 'BROADCASTING', firstMined: true, record: { state: 'unconfirmed', blkHash: '' } },
