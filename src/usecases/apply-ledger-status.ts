@@ -226,7 +226,7 @@ async function applyInTransaction(
 }
 
 function lookAgainAfter(plan: VerdictPlan): LookAgain {
-  if (plan.watchedIn !== null) return 'backstop';
+  if (plan.minedIn !== null && plan.watch) return 'backstop';
   if (plan.waitsForBlock) return 'block';
   return plan.watch ? 'poll' : 'never';
 }

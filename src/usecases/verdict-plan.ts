@@ -41,13 +41,10 @@ export interface VerdictPlan {
   /** Looked at again; false: never (final, or FAILED). */
   readonly watch: boolean;
   /**
-   * Ends MINED and watched, seen last in this block: the tracker watches the block (one look a
-   * poll for all its tickets) and the ticket itself gets only a backstop look. Null otherwise.
-   */
-  readonly watchedIn: { readonly hash: string; readonly height: number } | null;
-  /**
-   * Ends MINED, seen last in this block, watched or final: the block gets its row (a block final
-   * when first seen, for one look), whose insert is how a new block is noticed (docs/adr/0008).
+   * Ends MINED, seen last in this block: the block gets its row (a block final when first seen,
+   * for one look, whose insert is how a new block is noticed, docs/adr/0008). When still watched
+   * (`watch`), the tracker watches the block (one look a poll for all its tickets) and the ticket
+   * itself gets only a backstop look (docs/adr/0006). Null otherwise.
    */
   readonly minedIn: { readonly hash: string; readonly height: number } | null;
   /**
@@ -98,7 +95,6 @@ export function planVerdicts(
   let firstMined = ticket.firstMined;
   let touched = false;
   let watch = true;
-  let watchedIn: VerdictPlan['watchedIn'] = null;
   let minedIn: VerdictPlan['minedIn'] = null;
   let waitsForBlock = false;
   let release = false;
@@ -128,7 +124,6 @@ export function planVerdicts(
         moveTo('SUCCESS');
         touched = true;
         watch = true;
-        watchedIn = null;
         minedIn = null;
         waitsForBlock = true;
         break;
@@ -146,7 +141,6 @@ export function planVerdicts(
         touched = true;
         watch = depth < finalConfirmations;
         minedIn = { hash: s.blockHash, height: s.height };
-        watchedIn = watch ? minedIn : null;
         waitsForBlock = false;
         break;
       }
@@ -155,7 +149,6 @@ export function planVerdicts(
         moveTo('FAILED');
         touched = true;
         watch = false;
-        watchedIn = null;
         minedIn = null;
         waitsForBlock = false;
         break;
@@ -163,7 +156,6 @@ export function planVerdicts(
       case 'unknown':
         touched = true;
         watch = true;
-        watchedIn = null;
         minedIn = null;
         waitsForBlock = false;
         break;
@@ -185,7 +177,6 @@ export function planVerdicts(
     status,
     touched,
     watch,
-    watchedIn,
     minedIn,
     waitsForBlock,
     release,
@@ -209,7 +200,6 @@ export function failAfter(plan: VerdictPlan, reason: string): VerdictPlan {
     status,
     touched: true,
     watch: false,
-    watchedIn: null,
     minedIn: null,
     waitsForBlock: false,
     failure: reason,

@@ -107,18 +107,16 @@ describe('planVerdicts', () => {
   it('in the mempool it waits for a block; the block it ends in gets a row, watched or final (docs/adr/0008)', () => {
     const start = { status: 'BROADCASTING' as const, firstMined: true, record: null };
     const waiting = planVerdicts(start, [v({ kind: 'mempool' })], 6);
-    assert.deepEqual([waiting.waitsForBlock, waiting.minedIn, waiting.watchedIn], [true, null, null]);
+    assert.deepEqual([waiting.waitsForBlock, waiting.minedIn, waiting.watch], [true, null, true]);
     const inBlock = planVerdicts(start, [v({ kind: 'mempool' }), v(mined(A, 10), { tipHeight: 10 })], 6);
     assert.equal(inBlock.waitsForBlock, false);
-    assert.deepEqual(
-      [inBlock.minedIn, inBlock.watchedIn],
-      [
-        { hash: A, height: 10 },
-        { hash: A, height: 10 },
-      ],
-    );
+    assert.deepEqual([inBlock.minedIn, inBlock.watch], [{ hash: A, height: 10 }, true], 'watched through A');
     const final = planVerdicts(start, [v(mined(A, 10), { tipHeight: 20 })], 6);
-    assert.deepEqual([final.minedIn, final.watchedIn, final.watch], [{ hash: A, height: 10 }, null, false]);
+    assert.deepEqual(
+      [final.minedIn, final.watch],
+      [{ hash: A, height: 10 }, false],
+      'final: a row, not watched',
+    );
     const reorged = planVerdicts(
       { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
       [v({ kind: 'mempool' })],
