@@ -8,7 +8,7 @@
 //   a time;
 // - the canaries, once a poll: a few waiting tickets made due now, so the tracker's sweep asks
 //   about them and finds the blocks that nobody pushes (ARC without callbacks), whose first look
-//   then wakes the rest.
+//   then asks about the rest.
 import { claimWaitingTickets, FIRST_WAITING, wakeCanaries } from '../store/tickets-waiting.js';
 import type { ServiceContext } from './context.js';
 import { type ApplyUpdates, lookAtClaimed } from './look-at-tickets.js';

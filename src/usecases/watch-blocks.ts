@@ -7,7 +7,7 @@
 // - anything else (the block left the chain): one statement makes the block's tickets due now,
 //   and the ticket sweep asks each of them on its own (track-tickets.ts); the row goes;
 // - the ledger failed: the row backs off, as a ticket does.
-// A block's first look (a successful one) also makes the tickets in the mempool due
+// A block's first look (a successful one) also has the tickets in the mempool asked about
 // (docs/adr/0008, wait-for-blocks.ts).
 // Each statement is its own transaction (store/watched-blocks.ts says why).
 import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
@@ -74,22 +74,6 @@ export async function watchDueBlocks(
     }
   });
 
-  // A block looked at for the first time: the tickets still in the mempool are looked at now
-  // (docs/adr/0008). The blocks are marked first: a walk that a crash or a lapsed lease cuts
-  // short is not walked again by another tracker; what it did not reach, a canary or the
-  // backstop does.
-  const firstSeen = due.filter((b) => b.seenAt !== null && !failed.includes(b));
-  if (firstSeen.length > 0) {
-    try {
-      await markMempoolAsked(
-        ctx.db,
-        firstSeen.map((b) => b.hash),
-      );
-      await lookAtTheMempool(ctx, new Date(Math.max(...firstSeen.map((b) => b.seenAt!.getTime()))), apply);
-    } catch (err) {
-      ctx.log.error({ err }, 'marking new blocks failed; the mempool is asked about at their next look');
-    }
-  }
   const at = ctx.now();
   try {
     // The tickets first, then the rows: should the process stop in between, the block is
@@ -111,6 +95,23 @@ export async function watchDueBlocks(
     );
   } catch (err) {
     ctx.log.error({ err }, 'rescheduling blocks after failed looks failed; their lease runs out');
+  }
+  // A block looked at for the first time: the tickets still in the mempool are looked at now
+  // (docs/adr/0008), after the blocks' own writes, which a long walk would otherwise hold up
+  // past their lease. The blocks are marked first: a walk that a crash or a lapsed lease cuts
+  // short is not walked again by another tracker; what it did not reach, a canary or the
+  // backstop does.
+  const firstSeen = due.filter((b) => b.seenAt !== null && !failed.includes(b));
+  if (firstSeen.length > 0) {
+    try {
+      await markMempoolAsked(
+        ctx.db,
+        firstSeen.map((b) => b.hash),
+      );
+      await lookAtTheMempool(ctx, new Date(Math.max(...firstSeen.map((b) => b.seenAt!.getTime()))), apply);
+    } catch (err) {
+      ctx.log.error({ err }, 'marking new blocks failed; the mempool is asked about at their next look');
+    }
   }
   return due.length;
 }
