@@ -2,8 +2,9 @@
 // ticket mined in, looked at every poll through one of its transactions (the probe), in place of
 // every ticket in it, until it is final. A block final when first seen has its row for one look:
 // a new block's first look has the tracker ask about the tickets in the mempool
-// (docs/adr/0008). A verdict writer inserts a block's row in its own transaction; the sweep's statements on a block's tickets and on its row are separate
-// statements, each its own transaction: a sweep then never holds a block row while it waits for
+// (docs/adr/0008). A verdict writer inserts a block's row in its own transaction; the sweep's
+// statements on a block's tickets and on its row are separate statements, each its own
+// transaction: a sweep then never holds a block row while it waits for
 // a ticket that a verdict writer has locked, while that writer waits to insert the same row.
 import type { Queryable } from './db.js';
 
@@ -25,8 +26,8 @@ export interface DueBlock extends BlockToWatch {
 /**
  * Watches `blocks` from `at` on, those not watched already (a block's first row stays, with its
  * probe and schedule), each new row marked as seen at `seenAt`: its first look has the tracker
- * ask about the tickets in the mempool (docs/adr/0008). Inserted in hash order (the statement's ORDER BY), the one
- * order every writer inserts them in.
+ * ask about the tickets in the mempool (docs/adr/0008). Inserted in hash order (the statement's
+ * ORDER BY), the one order every writer inserts them in.
  */
 export async function watchBlocks(
   q: Queryable,
