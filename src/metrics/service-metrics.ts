@@ -34,10 +34,16 @@ export const TICKET_TIME_BUCKETS = [
   0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400,
 ];
 
+/**
+ * How often prom-client samples the event loop, ms. Its `nodejs_eventloop_lag_*` figures are the
+ * intervals between samples, this one included: an idle process reads 20 ms, not 0.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 20;
+
 export function createServiceMetrics(options: { readonly defaultMetrics?: boolean } = {}): ServiceMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) {
-    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
   const metrics: ServiceMetrics = {
     registry,
