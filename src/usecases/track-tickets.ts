@@ -22,7 +22,7 @@ import { claimDueTickets } from '../store/ticket-tracking.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import type { ServiceContext } from './context.js';
 import { type ApplyUpdates, lookAtClaimed } from './look-at-tickets.js';
-import { LEASE_MS, SWEEP_LIMIT } from './tracker-timing.js';
+import { leaseEnd, SWEEP_LIMIT } from './tracker-timing.js';
 import { wakeCanariesNow } from './wait-for-blocks.js';
 import { watchDueBlocks } from './watch-blocks.js';
 
@@ -36,7 +36,7 @@ export async function trackDueTickets(
   apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
 ): Promise<number> {
   const now = ctx.now();
-  const due = await claimDueTickets(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
+  const due = await claimDueTickets(ctx.db, now, leaseEnd(now), limit);
   await lookAtClaimed(ctx, due, apply);
   return due.length;
 }

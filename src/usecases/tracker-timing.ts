@@ -27,7 +27,10 @@ export const CANARIES_RECENT = 2;
 const MAX_BACKOFF_MS = 60_000;
 
 /** How long a sweep holds what it claimed (a ticket, a block) before another tracker may take it. */
-export const LEASE_MS = 30_000;
+const LEASE_MS = 30_000;
+
+/** When a lease taken at `now` ends. */
+export const leaseEnd = (now: Date): Date => new Date(now.getTime() + LEASE_MS);
 
 /** Tickets, or blocks, one sweep claims at most. */
 export const SWEEP_LIMIT = 50;

@@ -12,7 +12,7 @@
 import { claimWaitingTickets, FIRST_WAITING, wakeCanaries } from '../store/tickets-waiting.js';
 import type { ServiceContext } from './context.js';
 import { type ApplyUpdates, lookAtClaimed } from './look-at-tickets.js';
-import { CANARIES_OLDEST, CANARIES_RECENT, LEASE_MS, SWEEP_LIMIT } from './tracker-timing.js';
+import { CANARIES_OLDEST, CANARIES_RECENT, leaseEnd, SWEEP_LIMIT } from './tracker-timing.js';
 
 /**
  * Looks at the tickets in the mempool submitted by `submittedBy` (when the newest of the blocks
@@ -31,14 +31,7 @@ export async function lookAtTheMempool(
   try {
     for (let after = FIRST_WAITING; ; ) {
       const now = ctx.now();
-      const page = await claimWaitingTickets(
-        ctx.db,
-        submittedBy,
-        now,
-        new Date(now.getTime() + LEASE_MS),
-        after,
-        SWEEP_LIMIT,
-      );
+      const page = await claimWaitingTickets(ctx.db, submittedBy, now, leaseEnd(now), after, SWEEP_LIMIT);
       if (page === null) break;
       await lookAtClaimed(ctx, page.claimed, apply);
       looked += page.claimed.length;

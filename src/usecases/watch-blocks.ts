@@ -27,8 +27,8 @@ import type { ApplyUpdates } from './look-at-tickets.js';
 import {
   eachAtMost,
   isFinal,
-  LEASE_MS,
   LOOKS_AT_ONCE,
+  leaseEnd,
   lookTimes,
   retryDelayMs,
   SWEEP_LIMIT,
@@ -46,7 +46,7 @@ export async function watchDueBlocks(
   apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
 ): Promise<number> {
   const now = ctx.now();
-  const due = await claimDueBlocks(ctx.db, now, new Date(now.getTime() + LEASE_MS), limit);
+  const due = await claimDueBlocks(ctx.db, now, leaseEnd(now), limit);
   if (due.length === 0) return 0;
   const tipHeight = await tipHeightNow(ctx.ledger);
   const standing: string[] = [];
