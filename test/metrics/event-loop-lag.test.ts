@@ -11,9 +11,9 @@ describe('event loop lag', () => {
     const metrics = createServiceMetrics();
     await sleep(10 * EVENT_LOOP_SAMPLE_MS);
     const text = await metrics.registry.metrics();
-    // A timer never fires before its time: an idle loop's samples are the interval, not 0.
-    assert.ok(lagOf(text, 'nodejs_eventloop_lag_min_seconds') * 1000 >= EVENT_LOOP_SAMPLE_MS - 1, text);
-    assert.ok(lagOf(text, 'nodejs_eventloop_lag_mean_seconds') * 1000 >= EVENT_LOOP_SAMPLE_MS - 1);
+    // The samples are the intervals between firings of a 20 ms timer: an idle loop's mean is the
+    // interval, not 0 (a single sample may come a little early after a late one, the mean not).
+    assert.ok(lagOf(text, 'nodejs_eventloop_lag_mean_seconds') * 1000 >= EVENT_LOOP_SAMPLE_MS - 1, text);
     metrics.registry.clear();
   });
 
