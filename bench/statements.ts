@@ -3,6 +3,7 @@
 // submitters, one block mined, counted from the first submission until every ticket is MINED
 // (submission, broadcast answer, tracker, block). PGlite always; PostgreSQL when
 // TEST_DATABASE_URL is set. A round trip is a statement, a BEGIN or a COMMIT/ROLLBACK.
+// BENCH_SERVICE_FLAGS adds flags to both services (e.g. "--submission-window-ms 0").
 
 import { pubKeyHashOf } from '../src/domain/address.js';
 import { unspentOutputs } from '../src/store/wallet-queries.js';
@@ -13,9 +14,10 @@ import { mineUntilMined, startBenchService, withBenchDatabase } from './bench-se
 import { countStatements, roundTrips } from './counting-db.js';
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 200);
+const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 async function measure(label: string, flags: string[]): Promise<void> {
-  const { service, adminKey, stop } = await startBenchService(flags);
+  const { service, adminKey, stop } = await startBenchService([...flags, ...SERVICE_FLAGS]);
   try {
     const { ctx, keys, devnet } = service.parts;
     const senders = Array.from({ length: 20 }, (_, i) => party(`statements sender ${i}`));
