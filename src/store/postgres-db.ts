@@ -18,9 +18,9 @@ export interface PostgresDbOptions {
 }
 
 /**
- * Named statements are planned on every run, with the values of that run (PostgreSQL's generic
- * plan of a set-based statement guesses an array's length and the rows it matches; kept for a
- * connection's life, one bad guess stays).
+ * Named statements outside a transaction are planned on every run, with the values of that run
+ * (PostgreSQL's generic plan of a set-based statement guesses an array's length and the rows it
+ * matches; kept for a connection's life, one bad guess stays).
  */
 const PLAN_EACH_RUN = '-c plan_cache_mode=force_custom_plan';
 /**
@@ -29,6 +29,14 @@ const PLAN_EACH_RUN = '-c plan_cache_mode=force_custom_plan';
  * balance read, 0.46 ms to run it, in bench:load; planned once, 0.21 ms in all).
  */
 const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan';
+/**
+ * A write transaction plans each statement once, for any values: its statements find their rows
+ * by key from arrays (claims, feed rows, verdicts), and planning them cost about as much as
+ * running them at small batches (docs/adr/0005-hot-reads-planned-once.md, addendum of the
+ * eleventh pass). Set with BEGIN, in the same round trip; statements outside a transaction (the
+ * page of unspent outputs, whose plan follows its values) stay planned on every run.
+ */
+const BEGIN_PLANNED_ONCE = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
 /** Connections for the hot reads, besides the pool's `max`. */
 const READ_CONNECTIONS = 4;
 
@@ -145,7 +153,7 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
       client.on('error', onLost);
       const { tx, close } = closableTx((sql, params) => run(client, sql, params));
       try {
-        await client.query('BEGIN');
+        await client.query(BEGIN_PLANNED_ONCE);
         const result = await scope.run(() => fn(tx));
         await client.query('COMMIT');
         return result;
