@@ -16,7 +16,7 @@ import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures } from './api-transfers.js';
 import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
-import { mineUntilMined } from './bench-service.js';
+import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
 import { describeCpu, sampleCpu } from './cpu-accounts.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { startDevnetProcess } from './load/devnet-process.js';
@@ -30,7 +30,6 @@ const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
 const ENTRY = 'src/cli/entry.ts';
 const GENESIS_SATOSHIS = 50_000_000_000n;
 /** Extra `tokenproxy start` flags for the service under test (e.g. to try a setting). */
-const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 /** A folder: the service process's CPU profile is written there at its exit (node --cpu-prof). */
 const PROFILE = process.env.BENCH_PROFILE;
 
@@ -74,7 +73,7 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         '--arc-callback-token',
         'bench-callback-token',
         ...shared,
-        ...SERVICE_FLAGS,
+        ...BENCH_SERVICE_FLAGS,
       ],
       /running at (http:\/\/\S+)/,
       60_000,

@@ -11,7 +11,7 @@ import { mintTokens } from '../src/usecases/mint-tokens.js';
 import { party } from '../test/support/token-world.js';
 import { processTransfers } from './api-processes.js';
 import { describeFigures, sustainedTransfers } from './api-transfers.js';
-import { startBenchService, withBenchDatabase } from './bench-service.js';
+import { BENCH_SERVICE_FLAGS, startBenchService, withBenchDatabase } from './bench-service.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Transfers prepared per database: enough for BENCH_TRANSFER_SECONDS at the rate expected there. */
@@ -20,7 +20,6 @@ const TRANSFERS_POSTGRES = Number(process.env.BENCH_TRANSFERS ?? 15_000);
 /** `balance`, `transfers` or `processes` (the PostgreSQL + ARC run alone) runs only that part. */
 const ONLY = process.env.BENCH_ONLY;
 /** Extra service flags for every transfer run (e.g. to try a setting), split on spaces. */
-const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 async function rps(url: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   const result = await autocannon({
@@ -66,7 +65,7 @@ async function balanceBench(): Promise<void> {
 }
 
 async function transferBench(label: string, flags: string[], count: number): Promise<void> {
-  const { service, adminKey, stop } = await startBenchService([...flags, ...SERVICE_FLAGS]);
+  const { service, adminKey, stop } = await startBenchService([...flags, ...BENCH_SERVICE_FLAGS]);
   try {
     console.log(describeFigures(label, await sustainedTransfers(service, adminKey, count)));
   } finally {

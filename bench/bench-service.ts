@@ -4,6 +4,11 @@ import type { Db } from '../src/store/db.js';
 import { type ServiceInTemp, startServiceIn } from '../test/support/service-in-temp.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 
+/** Extra flags for every service a bench starts, from BENCH_SERVICE_FLAGS (space-separated). */
+export const BENCH_SERVICE_FLAGS: readonly string[] = (process.env.BENCH_SERVICE_FLAGS ?? '')
+  .split(' ')
+  .filter((f) => f !== '');
+
 /** A bench's service: errors-only logs, no rate limits, then `flags`. */
 export function startBenchService(flags: readonly string[]): Promise<ServiceInTemp> {
   return startServiceIn('bench', ['--log-level', 'error', '--no-rate-limit-enabled', ...flags]);

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
+import { BENCH_SERVICE_FLAGS } from './bench-service.js';
 import { describeCpu, type Groups, sampleCpu } from './cpu-accounts.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
@@ -50,7 +51,6 @@ const WRITER_MODES: readonly boolean[] = (
 /** Where the PostgreSQL configurations' api and tracker+deliverer processes write CPU profiles. */
 const PROFILE = process.env.BENCH_LOAD_PROFILE;
 /** Extra flags for every service process (e.g. to try a setting), split on spaces. */
-const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 /** Statements per transfer of each PostgreSQL measurement, from pg_stat_statements (statement-stats.ts). */
 const PGSS = process.env.BENCH_LOAD_PGSS === '1';
 const ENTRY = 'src/cli/entry.ts';
@@ -224,7 +224,7 @@ async function postgresRound(
       '--tracker-poll-ms',
       '1000',
       ...shared,
-      ...SERVICE_FLAGS,
+      ...BENCH_SERVICE_FLAGS,
     ];
     children.push(
       await startChild(

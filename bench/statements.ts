@@ -10,14 +10,18 @@ import { unspentOutputs } from '../src/store/wallet-queries.js';
 import { mintTokens } from '../src/usecases/mint-tokens.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party } from '../test/support/token-world.js';
-import { mineUntilMined, startBenchService, withBenchDatabase } from './bench-service.js';
+import {
+  BENCH_SERVICE_FLAGS,
+  mineUntilMined,
+  startBenchService,
+  withBenchDatabase,
+} from './bench-service.js';
 import { countStatements, roundTrips } from './counting-db.js';
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 200);
-const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 async function measure(label: string, flags: string[]): Promise<void> {
-  const { service, adminKey, stop } = await startBenchService([...flags, ...SERVICE_FLAGS]);
+  const { service, adminKey, stop } = await startBenchService([...flags, ...BENCH_SERVICE_FLAGS]);
   try {
     const { ctx, keys, devnet } = service.parts;
     const senders = Array.from({ length: 20 }, (_, i) => party(`statements sender ${i}`));
