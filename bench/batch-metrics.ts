@@ -40,15 +40,19 @@ export async function scrapeMetrics(serviceUrl: string, authorization: string): 
   return res.text();
 }
 
+/** An unlabelled series' value in Prometheus text; NaN when absent. */
+export function gaugeValue(metricsText: string, name: string): number {
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN);
+}
+
 /**
  * The event loop's lag as prom-client measured it since the start, mean and p99 in ms, net of
  * its sampling interval: prom-client's figures are whole intervals between samples (an idle
  * process reads 20 ms), so what a busy loop added is the figure less the interval.
  */
 export function describeEventLoop(metricsText: string): string {
-  const value = (name: string) =>
-    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN);
-  const lag = (name: string) => Math.max(0, value(name) * 1000 - EVENT_LOOP_SAMPLE_MS).toFixed(1);
+  const lag = (name: string) =>
+    Math.max(0, gaugeValue(metricsText, name) * 1000 - EVENT_LOOP_SAMPLE_MS).toFixed(1);
   return `event loop lag beyond its ${EVENT_LOOP_SAMPLE_MS} ms sampling interval: mean ${lag('nodejs_eventloop_lag_mean_seconds')} ms, p99 ${lag('nodejs_eventloop_lag_p99_seconds')} ms`;
 }
 

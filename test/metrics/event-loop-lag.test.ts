@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeEventLoop } from '../../bench/batch-metrics.js';
+import { describeEventLoop, gaugeValue } from '../../bench/batch-metrics.js';
 import { createServiceMetrics, EVENT_LOOP_SAMPLE_MS } from '../../src/metrics/service-metrics.js';
-
-const lagOf = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
 
 describe('event loop lag', () => {
   it("reads the sampling interval on an idle loop: prom-client's figure is the whole interval", async () => {
@@ -13,7 +11,7 @@ describe('event loop lag', () => {
     const text = await metrics.registry.metrics();
     // The samples are the intervals between firings of a 20 ms timer: an idle loop's mean is the
     // interval, not 0 (a single sample may come a little early after a late one, the mean not).
-    assert.ok(lagOf(text, 'nodejs_eventloop_lag_mean_seconds') * 1000 >= EVENT_LOOP_SAMPLE_MS - 1, text);
+    assert.ok(gaugeValue(text, 'nodejs_eventloop_lag_mean_seconds') * 1000 >= EVENT_LOOP_SAMPLE_MS - 1, text);
     metrics.registry.clear();
   });
 
