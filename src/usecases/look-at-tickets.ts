@@ -6,7 +6,7 @@
 import { LedgerUnavailableError, type TxStatus } from '../ledger/port.js';
 import { type DueTicket, keepWatchingMined, rescheduleFailedLooks } from '../store/ticket-tracking.js';
 import { type BlockToWatch, watchBlocks } from '../store/watched-blocks.js';
-import type { LedgerUpdate } from './apply-ledger-status.js';
+import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import { verdictOf } from './broadcast-ticket.js';
 import type { ServiceContext } from './context.js';
 import {
@@ -20,6 +20,12 @@ import {
 
 /** Where what the looks learnt goes: a batch of verdicts (the tracker's serial applier). */
 export type ApplyUpdates = (updates: readonly LedgerUpdate[]) => Promise<void>;
+
+/** Applies each batch at once, in its own transaction: a sweep run alone (tests, one-off looks). */
+export const applyDirectly =
+  (ctx: ServiceContext): ApplyUpdates =>
+  (updates) =>
+    applyLedgerStatuses(ctx, updates);
 
 /**
  * Looks once at tickets a sweep has claimed (leased): asks the ledger, applies what it heard

@@ -21,7 +21,7 @@
 import { claimDueTickets } from '../store/ticket-tracking.js';
 import { applyLedgerStatuses, type LedgerUpdate } from './apply-ledger-status.js';
 import type { ServiceContext } from './context.js';
-import { type ApplyUpdates, lookAtClaimed } from './look-at-tickets.js';
+import { type ApplyUpdates, applyDirectly, lookAtClaimed } from './look-at-tickets.js';
 import { leaseEnd, SWEEP_LIMIT } from './tracker-timing.js';
 import { wakeCanariesNow } from './wait-for-blocks.js';
 import { watchDueBlocks } from './watch-blocks.js';
@@ -33,7 +33,7 @@ const MAX_PUSH_BATCH = 1000;
 export async function trackDueTickets(
   ctx: ServiceContext,
   limit = SWEEP_LIMIT,
-  apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
+  apply: ApplyUpdates = applyDirectly(ctx),
 ): Promise<number> {
   const now = ctx.now();
   const due = await claimDueTickets(ctx.db, now, leaseEnd(now), limit);

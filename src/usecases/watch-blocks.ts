@@ -21,9 +21,8 @@ import {
   recheckTicketsIn,
   settleTicketsIn,
 } from '../store/watched-blocks.js';
-import { applyLedgerStatuses } from './apply-ledger-status.js';
 import type { ServiceContext } from './context.js';
-import type { ApplyUpdates } from './look-at-tickets.js';
+import { type ApplyUpdates, applyDirectly } from './look-at-tickets.js';
 import {
   eachAtMost,
   isFinal,
@@ -43,7 +42,7 @@ import { lookAtTheMempool } from './wait-for-blocks.js';
 export async function watchDueBlocks(
   ctx: ServiceContext,
   limit = SWEEP_LIMIT,
-  apply: ApplyUpdates = (updates) => applyLedgerStatuses(ctx, updates),
+  apply: ApplyUpdates = applyDirectly(ctx),
 ): Promise<number> {
   const now = ctx.now();
   const due = await claimDueBlocks(ctx.db, now, leaseEnd(now), limit);
