@@ -50,7 +50,6 @@ const WRITER_MODES: readonly boolean[] = (
 )[process.env.BENCH_LOAD_WRITER ?? 'both'] ?? [false, true];
 /** Where the PostgreSQL configurations' api and tracker+deliverer processes write CPU profiles. */
 const PROFILE = process.env.BENCH_LOAD_PROFILE;
-/** Extra flags for every service process (e.g. to try a setting), split on spaces. */
 /** Statements per transfer of each PostgreSQL measurement, from pg_stat_statements (statement-stats.ts). */
 const PGSS = process.env.BENCH_LOAD_PGSS === '1';
 const ENTRY = 'src/cli/entry.ts';
