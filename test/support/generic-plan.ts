@@ -7,6 +7,8 @@ import type { Queryable, SqlValue } from '../../src/store/db.js';
 export function sqlLiteral(value: SqlValue): string {
   const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
   if (value === null) return 'NULL';
+  if (value instanceof Uint8Array) return quoted(`\\x${Buffer.from(value).toString('hex')}`);
+  if (value instanceof Date) return quoted(value.toISOString());
   if (Array.isArray(value))
     return quoted(
       `{${value

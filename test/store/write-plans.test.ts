@@ -1,0 +1,175 @@
+// A write transaction plans each statement once, for any values (store/postgres-db.ts; ADR 0005,
+// eleventh pass). A generic plan does not know the run's values, so it could read a large table
+// whole where a plan for the values would use an index. This runs a transfer's whole life on a
+// real service on PostgreSQL (an operator's mint, the transfer's batch, the broadcast answer, the
+// block's pushes), on tables grown and analyzed, explains the generic plan of every
+// statement its write transactions run, and finds no sequential scan of a large table in any.
+// The claim's plan under stale statistics has its own check (submission-claims-plan.test.ts).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { foldBalanceChanges } from '../../src/store/address-balances.js';
+import { createApiKey } from '../../src/store/api-keys-store.js';
+import type { Db, Queryable, Row, SqlValue } from '../../src/store/db.js';
+import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
+import { eventually } from '../e2e/support.js';
+import { genericPlanOf } from '../support/generic-plan.js';
+import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
+import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
+import { party } from '../support/token-world.js';
+
+/** The tables that grow with the ledger, each seeded well past a few pages. */
+const LARGE_TABLES = [
+  'token_outputs',
+  'transactions',
+  'transaction_addresses',
+  'tickets',
+  'funding_outputs',
+  'address_balances',
+] as const;
+
+/** The tables a plan reads by sequential scan (Seq Scan nodes, at any depth). */
+function seqScannedTables(planJson: string): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const n = node as Record<string, unknown>;
+    if (n['Node Type'] === 'Seq Scan' && typeof n['Relation Name'] === 'string')
+      found.push(n['Relation Name']);
+    for (const value of Object.values(n)) walk(value);
+  };
+  walk(JSON.parse(planJson));
+  return found;
+}
+
+/** Routes `db`'s transactions through a Queryable that keeps each statement's generic plan. */
+function explainWrites(db: Db, plans: Map<string, string>): () => void {
+  const original = db.transaction;
+  const explaining = (tx: Queryable): Queryable => ({
+    async query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+      if (!plans.has(sql)) plans.set(sql, await genericPlanOf(tx, sql, params ?? []));
+      return tx.query<R>(sql, params);
+    },
+  });
+  (db as { transaction: Db['transaction'] }).transaction = <T>(fn: (tx: Queryable) => Promise<T>) =>
+    original.call(db, (tx) => fn(explaining(tx))) as Promise<T>;
+  return () => {
+    (db as { transaction: Db['transaction'] }).transaction = original;
+  };
+}
+
+/** Rows of history each large table gets before the transfer: enough that an index wins. */
+const GROWN = 20_000;
+
+async function growTheLedger(db: Db): Promise<void> {
+  await db.query(
+    `WITH made AS (
+       INSERT INTO transactions (txid, raw_tx, state, height, blk_hash, score)
+       SELECT encode(sha256(('grown ' || i)::bytea), 'hex'), '\\x01'::bytea, 'mined', 1, 'grown', nextval('change_score_seq')
+         FROM generate_series(1, $1::int) AS i
+       RETURNING txid, score)
+     INSERT INTO transaction_addresses (address, txid, score)
+     SELECT 'grown owner ' || (abs(hashtext(txid)) % 3000), txid, score FROM made`,
+    [GROWN],
+  );
+  await db.query(
+    `INSERT INTO token_outputs (txid, vout, owner, amount, op, script, satoshis, score)
+     SELECT txid, 0, 'grown owner ' || (abs(hashtext(txid)) % 3000), 10, 'transfer', '\\x00'::bytea, 1, score
+       FROM transactions WHERE blk_hash = 'grown'`,
+  );
+  await foldBalanceChanges(db);
+  await db.query(
+    `INSERT INTO tickets (id, txid, raw_tx, status, status_rank, created_at, updated_at)
+     SELECT gen_random_uuid(), encode(sha256(('grown ticket ' || i)::bytea), 'hex'), '\\x01'::bytea, 'FAILED', 0, now(), now()
+       FROM generate_series(1, $1::int) AS i`,
+    [GROWN],
+  );
+  await db.query(
+    `INSERT INTO funding_outputs (txid, vout, satoshis, script, state)
+     SELECT encode(sha256('grown funding'::bytea), 'hex'), v, 1000, '\\x76a9'::bytea, 'spent'
+       FROM generate_series(0, $1::int - 1) AS v`,
+    [GROWN],
+  );
+  for (const table of LARGE_TABLES) await db.query(`ANALYZE ${table}`);
+  for (const table of LARGE_TABLES) {
+    const [row] = await db.query<{ reltuples: number }>('SELECT reltuples FROM pg_class WHERE relname = $1', [
+      table,
+    ]);
+    assert.ok(Number(row?.reltuples) >= 3000, `${table} grew to ${row?.reltuples} rows`);
+  }
+}
+
+describe('write transactions plan once', {
+  skip: testDatabaseUrl === undefined ? 'needs TEST_DATABASE_URL' : false,
+}, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let t: ServiceInTemp;
+
+  before(async () => {
+    database = await freshDatabase(testDatabaseUrl!, 'writeplans');
+    t = await startServiceIn('write-plans', [
+      '--log-level',
+      'error',
+      '--database-url',
+      database.url,
+      '--tracker-poll-ms',
+      '200',
+    ]);
+  });
+  after(async () => {
+    await t?.stop();
+    await database?.drop();
+  });
+
+  it("reads no large table whole in any write statement of a transfer's life", async () => {
+    const { parts } = t.service;
+    await growTheLedger(parts.db);
+    const plans = new Map<string, string>();
+    const { key } = await createApiKey(parts.db, parts.masterKey, { name: 'w', scopes: ['read', 'submit'] });
+    const restore = explainWrites(parts.db, plans);
+    try {
+      const holder = party('write plans holder');
+      await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 50_000n });
+      await parts.devnet!.mine(1);
+      const [output] = await eventually(async () => {
+        const found = await utxosOf(t.url, key, holder.address);
+        return found.length === 1 ? found : undefined;
+      }, 'the minted output');
+      const rawtx = transferOf(parts.ctx.token, {
+        from: holder,
+        inputs: [output!],
+        to: party('write plans recipient'),
+        amount: 1_000n,
+        fee: 100n,
+      });
+      const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
+      assert.equal(answer.status, 200, answer.text);
+      const status = async (wanted: string) => {
+        const [row] = await parts.db.query<{ status: string }>('SELECT status FROM tickets WHERE id = $1', [
+          answer.text,
+        ]);
+        return row?.status === wanted ? true : undefined;
+      };
+      await eventually(() => status('SUCCESS'), 'the transfer accepted');
+      await parts.devnet!.mine(1);
+      await eventually(() => status('MINED'), 'the transfer mined');
+    } finally {
+      restore();
+    }
+
+    // The life's write statements were explained: the batch's claim and writes, the verdicts.
+    const statements = [...plans.keys()].join('\n');
+    for (const table of ['INSERT INTO tickets', 'token_outputs', 'UPDATE tickets', 'change_score_seq'])
+      assert.ok(statements.includes(table), `no write statement with ${table} was explained:\n${statements}`);
+    const scans = [...plans]
+      .map(([sql, plan]) => ({
+        sql,
+        tables: seqScannedTables(plan).filter((t) => (LARGE_TABLES as readonly string[]).includes(t)),
+      }))
+      .filter((s) => s.tables.length > 0);
+    assert.deepEqual(
+      scans.map((s) => `${s.tables.join(', ')}: ${s.sql.replace(/\s+/g, ' ').slice(0, 160)}`),
+      [],
+    );
+  });
+});
