@@ -2,7 +2,8 @@
 // eleventh pass). A generic plan does not know the run's values, so it could read a large table
 // whole where a plan for the values would use an index. This runs a transfer's whole life on a
 // real service on PostgreSQL (an operator's mint, the transfer's batch, the broadcast answer, the
-// block's pushes), on tables grown and analyzed, explains the generic plan of every
+// block's pushes, its callbacks' deliveries, then a burn and a split of the funding pool), on
+// tables grown and analyzed, explains the generic plan of every
 // statement its write transactions run, and finds no sequential scan of a large table in any.
 // The claim's plan under stale statistics has its own check (submission-claims-plan.test.ts).
 import assert from 'node:assert/strict';
@@ -10,7 +11,10 @@ import { after, before, describe, it } from 'node:test';
 import { foldBalanceChanges } from '../../src/store/address-balances.js';
 import { createApiKey } from '../../src/store/api-keys-store.js';
 import type { Db, Queryable, Row, SqlValue } from '../../src/store/db.js';
+import { burnTokens } from '../../src/usecases/burn-tokens.js';
+import { refillFundingPool } from '../../src/usecases/funding-pool.js';
 import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { genericPlanOf } from '../support/generic-plan.js';
@@ -26,6 +30,8 @@ const LARGE_TABLES = [
   'tickets',
   'funding_outputs',
   'address_balances',
+  'events',
+  'delivery_attempts',
 ] as const;
 
 /** The tables a plan reads by sequential scan (Seq Scan nodes, at any depth). */
@@ -85,6 +91,13 @@ async function growTheLedger(db: Db): Promise<void> {
     [GROWN],
   );
   await db.query(
+    `WITH made AS (
+       INSERT INTO events (ticket_id, webhook_id, seq, payload, state, delivered_at)
+       SELECT id, 'msg_grown_' || id, 1, '{}'::jsonb, 'delivered', now() FROM tickets WHERE status = 'FAILED'
+       RETURNING id)
+     INSERT INTO delivery_attempts (event_id, status_code, latency_ms) SELECT id, 204, 1 FROM made`,
+  );
+  await db.query(
     `INSERT INTO funding_outputs (txid, vout, satoshis, script, state)
      SELECT encode(sha256('grown funding'::bytea), 'hex'), v, 1000, '\\x76a9'::bytea, 'spent'
        FROM generate_series(0, $1::int - 1) AS v`,
@@ -104,6 +117,7 @@ describe('write transactions plan once', {
 }, () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let t: ServiceInTemp;
+  let receiver: WebhookReceiver;
 
   before(async () => {
     database = await freshDatabase(testDatabaseUrl!, 'writeplans');
@@ -114,10 +128,14 @@ describe('write transactions plan once', {
       database.url,
       '--tracker-poll-ms',
       '200',
+      '--callback-allow',
+      '127.0.0.1',
     ]);
+    receiver = await startWebhookReceiver();
   });
   after(async () => {
     await t?.stop();
+    await receiver?.close();
     await database?.drop();
   });
 
@@ -142,7 +160,10 @@ describe('write transactions plan once', {
         amount: 1_000n,
         fee: 100n,
       });
-      const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
+      const answer = await http(t.url, 'POST', '/v2/transfer', {
+        key,
+        body: { rawtx, callback_url: receiver.url() },
+      });
       assert.equal(answer.status, 200, answer.text);
       const status = async (wanted: string) => {
         const [row] = await parts.db.query<{ status: string }>('SELECT status FROM tickets WHERE id = $1', [
@@ -153,13 +174,37 @@ describe('write transactions plan once', {
       await eventually(() => status('SUCCESS'), 'the transfer accepted');
       await parts.devnet!.mine(1);
       await eventually(() => status('MINED'), 'the transfer mined');
+      await eventually(async () => (receiver.received.length >= 3 ? true : undefined), 'three callbacks');
+      // An operator's burn of the fee it earned, and a refill of the funding pool.
+      await burnTokens(parts.ctx, parts.keys, { from: 'fee', amount: 50n });
+      const split = await refillFundingPool(
+        {
+          db: parts.db,
+          ledger: parts.ctx.ledger,
+          fundingKey: parts.keys.funding,
+          feeRate: parts.ctx.feeRate,
+          now: parts.ctx.now,
+          log: parts.ctx.log,
+        },
+        1_000_000,
+      );
+      assert.ok(split !== null, 'the funding pool was split');
     } finally {
       restore();
     }
 
-    // The life's write statements were explained: the batch's claim and writes, the verdicts.
+    // The life's write statements were explained: the batch's claim and writes, the verdicts,
+    // the callbacks' events, the split's new outputs. (A delivery's record is one statement of
+    // its own, planned for its values.)
     const statements = [...plans.keys()].join('\n');
-    for (const table of ['INSERT INTO tickets', 'token_outputs', 'UPDATE tickets', 'change_score_seq'])
+    for (const table of [
+      'INSERT INTO tickets',
+      'token_outputs',
+      'UPDATE tickets',
+      'change_score_seq',
+      'INSERT INTO events',
+      'INSERT INTO funding_outputs',
+    ])
       assert.ok(statements.includes(table), `no write statement with ${table} was explained:\n${statements}`);
     const scans = [...plans]
       .map(([sql, plan]) => ({
