@@ -2,9 +2,12 @@
 import type { Ticket } from '../domain/ticket.js';
 import type { TicketStatus } from '../domain/ticket-state.js';
 
+/** A ticket's columns but its transaction's bytes. */
+export const TICKET_COLUMNS_BUT_RAW_TX =
+  'id, txid, status, callback_url, errors, created_at, updated_at, api_key_id';
+
 /** The columns every ticket read selects. */
-export const TICKET_COLUMNS =
-  'id, txid, raw_tx, status, callback_url, errors, created_at, updated_at, api_key_id';
+export const TICKET_COLUMNS = `${TICKET_COLUMNS_BUT_RAW_TX}, raw_tx`;
 
 export interface TicketRow {
   id: string;

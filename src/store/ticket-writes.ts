@@ -7,7 +7,13 @@ import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../domain/ticket-
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { Queryable } from './db.js';
 import { releaseReservationsSql } from './feed-writes.js';
-import { TICKET_COLUMNS, type TicketRecord, type TicketRow, ticketFromRow } from './ticket-row.js';
+import {
+  TICKET_COLUMNS,
+  TICKET_COLUMNS_BUT_RAW_TX,
+  type TicketRecord,
+  type TicketRow,
+  ticketFromRow,
+} from './ticket-row.js';
 
 /**
  * A ticket that follows a transaction the service broadcast itself (the token deploy) to
@@ -129,20 +135,31 @@ export async function appendTicketEvent(tx: Queryable, ticketId: string, now: Da
   );
 }
 
-/** A ticket as locked by a batch of verdicts: its row, and whether it ever reached MINED. */
+/**
+ * A ticket as locked by a batch of verdicts: its row, and whether it ever reached MINED. The
+ * transaction's bytes are read only for a ticket with a callback URL, whose events carry them: a
+ * batch of verdicts needs nothing else of them, and they are most of a row's bytes.
+ */
 export interface LockedTicket {
-  readonly ticket: TicketRecord;
+  readonly ticket: Omit<TicketRecord, 'rawTx'>;
+  /** The ticket's transaction when it has a callback URL; null when it has none. */
+  readonly rawTx: Uint8Array | null;
   readonly firstMinedAt: Date | null;
 }
 
 /** Locks the tickets of `txids` in id order (the one order every batch locks them in). */
 export async function lockTicketsByTxid(tx: Queryable, txids: readonly string[]): Promise<LockedTicket[]> {
   if (txids.length === 0) return [];
-  const rows = await tx.query<TicketRow & { first_mined_at: Date | null }>(
-    `SELECT ${TICKET_COLUMNS}, first_mined_at FROM tickets WHERE txid = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+  const rows = await tx.query<TicketRow & { raw_tx: Uint8Array | null; first_mined_at: Date | null }>(
+    `SELECT ${TICKET_COLUMNS_BUT_RAW_TX}, CASE WHEN callback_url IS NULL THEN NULL ELSE raw_tx END AS raw_tx,
+            first_mined_at
+       FROM tickets WHERE txid = ANY($1::text[]) ORDER BY id FOR UPDATE`,
     [txids],
   );
-  return rows.map((row) => ({ ticket: ticketFromRow(row), firstMinedAt: row.first_mined_at }));
+  return rows.map((row) => {
+    const { rawTx: _, ...ticket } = ticketFromRow(row);
+    return { ticket, rawTx: row.raw_tx, firstMinedAt: row.first_mined_at };
+  });
 }
 
 export type LookAgain = 'poll' | 'backstop' | 'block' | 'never';

@@ -167,7 +167,7 @@ async function applyInTransaction(
   const ordered = [...[...plans.keys()].filter((txid) => plans.get(txid)!.failure === null), ...failOrder];
   for (const txid of ordered) {
     const plan = plans.get(txid)!;
-    const { ticket, firstMinedAt } = byTxid.get(txid)!;
+    const { ticket, rawTx, firstMinedAt } = byTxid.get(txid)!;
     // A failing ticket's reservations go before its unwinding (a funding output the network
     // took stays spent); the others' go with the tickets' write.
     if (plan.release && plan.failure !== null) released.push(ticket.id);
@@ -190,10 +190,11 @@ async function applyInTransaction(
     });
     for (const step of plan.steps) {
       const reason = step.to === 'FAILED' ? plan.failure : null;
-      if (ticket.callbackUrl !== null) {
+      // rawTx was read for exactly the tickets with a callback URL (lockTicketsByTxid).
+      if (ticket.callbackUrl !== null && rawTx !== null) {
         events.push({
           ticketId: ticket.id,
-          payload: ticketJson({ ...ticket, status: step.to, updatedAt: now, errors: reason }),
+          payload: ticketJson({ ...ticket, rawTx, status: step.to, updatedAt: now, errors: reason }),
         });
       }
       journal.push({

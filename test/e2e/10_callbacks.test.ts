@@ -127,11 +127,19 @@ describe('callbacks to a receiver on loopback', () => {
     );
     assert.deepEqual(statusesOf(receiver, '/a'), ['BROADCASTING', 'SUCCESS', 'MINED']);
     assert.deepEqual(statusesOf(receiver, '/b'), ['BROADCASTING', 'SUCCESS', 'MINED']);
+    // Every event carries the ticket's cosigned transaction, as the ticket's own answer does.
+    const txHexOf = async (id: string) => {
+      const answer = await http(t.url, 'GET', `/v2/ticket?ticketID=${id}`, { key: wallet.key });
+      return (answer.json as { tx_hex: string }).tx_hex;
+    };
+    const txHex = { '/a': await txHexOf(a), '/b': await txHexOf(b) };
+    assert.ok(txHex['/a'].length > 0 && txHex['/b'].length > 0);
     for (const r of receiver.received) {
       const payload =
         r.path === '/a' ? verifyWebhook(wallet.secret, r) : verifyWebhook('the client chose this', r, 'raw');
       assert.equal((payload as { id: string }).id, r.path === '/a' ? a : b);
       assert.equal((payload as { callback_url: string }).callback_url, receiver.url(r.path));
+      assert.equal((payload as { tx_hex: string }).tx_hex, txHex[r.path as '/a' | '/b']);
     }
     const deliveries = await http(t.url, 'GET', `/v2/ticket/${a}/deliveries`, { key: wallet.key });
     assert.equal(deliveries.status, 200, deliveries.text);

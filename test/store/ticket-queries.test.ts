@@ -1,9 +1,10 @@
-// Tickets read by id and counted by status, on both adapters.
+// Tickets read by id, counted by status and locked by a batch of verdicts, on both adapters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import { ticketById, ticketCounts } from '../../src/store/ticket-queries.js';
+import { lockTicketsByTxid } from '../../src/store/ticket-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket } from '../support/seed-store.js';
 
@@ -64,5 +65,21 @@ describeOnEachDb('ticket queries', (fresh) => {
       MINED: before.MINED + 2,
       SUCCESS: before.SUCCESS + 1,
     });
+  });
+  test('a batch of verdicts reads the transaction only of a ticket with a callback URL', async () => {
+    const rawTx = new Uint8Array([1, 0, 0, 0, 4, 5, 6]);
+    const [calledTxid, silentTxid] = [randomTxid(), randomTxid()];
+    const called = await seedTicket(fresh.db, {
+      txid: calledTxid,
+      rawTx,
+      callbackUrl: 'https://example.com/hook',
+    });
+    const silent = await seedTicket(fresh.db, { txid: silentTxid, rawTx });
+    const locked = await fresh.db.transaction((tx) => lockTicketsByTxid(tx, [calledTxid, silentTxid]));
+    const byId = new Map(locked.map((l) => [l.ticket.id, l]));
+    assert.deepStrictEqual(byId.get(called)?.rawTx, rawTx);
+    assert.equal(byId.get(silent)?.rawTx, null);
+    assert.equal(byId.get(silent)?.ticket.status, 'BROADCASTING');
+    assert.ok(!('rawTx' in byId.get(silent)!.ticket));
   });
 });
