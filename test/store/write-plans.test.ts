@@ -9,18 +9,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { foldBalanceChanges } from '../../src/store/address-balances.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
 import type { Db, Queryable, Row, SqlValue } from '../../src/store/db.js';
 import { burnTokens } from '../../src/usecases/burn-tokens.js';
 import { refillFundingPool } from '../../src/usecases/funding-pool.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { genericPlanOf } from '../support/generic-plan.js';
 import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
 import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
-import { party } from '../support/token-world.js';
+import { acceptedTransfer } from '../usecases/accepted-transfer.js';
 
 /** The tables that grow with the ledger, each seeded well past a few pages. */
 const LARGE_TABLES = [
@@ -143,37 +140,16 @@ describe('write transactions plan once', {
     const { parts } = t.service;
     await growTheLedger(parts.db);
     const plans = new Map<string, string>();
-    const { key } = await createApiKey(parts.db, parts.masterKey, { name: 'w', scopes: ['read', 'submit'] });
     const restore = explainWrites(parts.db, plans);
     try {
-      const holder = party('write plans holder');
-      await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 50_000n });
+      const { ticket } = await acceptedTransfer(t, 'write plans', { callback_url: receiver.url() });
       await parts.devnet!.mine(1);
-      const [output] = await eventually(async () => {
-        const found = await utxosOf(t.url, key, holder.address);
-        return found.length === 1 ? found : undefined;
-      }, 'the minted output');
-      const rawtx = transferOf(parts.ctx.token, {
-        from: holder,
-        inputs: [output!],
-        to: party('write plans recipient'),
-        amount: 1_000n,
-        fee: 100n,
-      });
-      const answer = await http(t.url, 'POST', '/v2/transfer', {
-        key,
-        body: { rawtx, callback_url: receiver.url() },
-      });
-      assert.equal(answer.status, 200, answer.text);
-      const status = async (wanted: string) => {
+      await eventually(async () => {
         const [row] = await parts.db.query<{ status: string }>('SELECT status FROM tickets WHERE id = $1', [
-          answer.text,
+          ticket,
         ]);
-        return row?.status === wanted ? true : undefined;
-      };
-      await eventually(() => status('SUCCESS'), 'the transfer accepted');
-      await parts.devnet!.mine(1);
-      await eventually(() => status('MINED'), 'the transfer mined');
+        return row?.status === 'MINED' ? true : undefined;
+      }, 'the transfer mined');
       await eventually(async () => (receiver.received.length >= 3 ? true : undefined), 'three callbacks');
       // An operator's burn of the fee it earned, and a refill of the funding pool.
       await burnTokens(parts.ctx, parts.keys, { from: 'fee', amount: 50n });

@@ -8,10 +8,14 @@ import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually, type TestService } from '../e2e/support.js';
 import { party } from '../support/token-world.js';
 
-/** Returns the ticket ID and the transaction's txid once the ticket is SUCCESS. */
+/**
+ * Returns the ticket ID and the transaction's txid once the ticket is SUCCESS; `extra` joins
+ * the transfer's body (a `callback_url`, say).
+ */
 export async function acceptedTransfer(
   t: TestService,
   label: string,
+  extra: Readonly<Record<string, string>> = {},
 ): Promise<{ ticket: string; txid: string }> {
   const { parts } = t.service;
   const holder = party(label);
@@ -29,7 +33,7 @@ export async function acceptedTransfer(
     amount: 1_000n,
     fee: 100n,
   });
-  const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { rawtx } });
+  const answer = await http(t.url, 'POST', '/v2/transfer', { key, body: { ...extra, rawtx } });
   assert.equal(answer.status, 200, answer.text);
   const ticket = answer.text;
   const row = await eventually(async () => {
