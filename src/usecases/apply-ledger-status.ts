@@ -190,8 +190,10 @@ async function applyInTransaction(
     });
     for (const step of plan.steps) {
       const reason = step.to === 'FAILED' ? plan.failure : null;
-      // rawTx was read for exactly the tickets with a callback URL (lockTicketsByTxid).
-      if (ticket.callbackUrl !== null && rawTx !== null) {
+      if (ticket.callbackUrl !== null) {
+        // Read for exactly the tickets with a callback URL (lockTicketsByTxid): never skip an event.
+        if (rawTx === null)
+          throw new Error(`ticket ${ticket.id}: its transaction was not read for its events`);
         events.push({
           ticketId: ticket.id,
           payload: ticketJson({ ...ticket, rawTx, status: step.to, updatedAt: now, errors: reason }),
