@@ -125,35 +125,67 @@ export async function forgetBlocks(q: Queryable, hashes: readonly string[]): Pro
 }
 
 /**
- * The MINED tickets recorded in `hashes` (final blocks): never looked at again. Tickets already
- * settled are not written again.
+ * Tickets a settle or a recheck writes per statement: a final block of a busy ledger holds many
+ * thousands, and one statement for all of them would hold their rows, and PGlite's one
+ * connection, for as long as it takes.
  */
-export async function settleTicketsIn(q: Queryable, hashes: readonly string[]): Promise<void> {
-  if (hashes.length === 0) return;
-  await q.query(
-    `WITH settled AS (${ticketsInBlocks('AND k.next_check_at IS NOT NULL')})
-     UPDATE tickets k SET next_check_at = NULL, failures = 0 FROM settled s WHERE k.id = s.id`,
-    [hashes],
-  );
-}
+export const TICKETS_PER_STATEMENT = 500;
 
-/** The MINED tickets recorded in `hashes` (blocks that left the chain): due at `now`, each asked alone. */
-export async function recheckTicketsIn(q: Queryable, hashes: readonly string[], now: Date): Promise<void> {
+/**
+ * The MINED tickets recorded in `hashes` (final blocks): never looked at again. Tickets already
+ * settled are not written again; `perStatement` at a time.
+ */
+export async function settleTicketsIn(
+  q: Queryable,
+  hashes: readonly string[],
+  perStatement = TICKETS_PER_STATEMENT,
+): Promise<void> {
   if (hashes.length === 0) return;
-  await q.query(
-    `WITH rechecked AS (${ticketsInBlocks('')})
-     UPDATE tickets k SET next_check_at = $2 FROM rechecked r WHERE k.id = r.id`,
-    [hashes, now],
+  await inChunks(perStatement, (limit) =>
+    q.query(
+      `WITH settled AS (${ticketsInBlocks('AND k.next_check_at IS NOT NULL')})
+       UPDATE tickets k SET next_check_at = NULL, failures = 0 FROM settled s WHERE k.id = s.id RETURNING k.id`,
+      [hashes, limit],
+    ),
   );
 }
 
 /**
- * The MINED tickets recorded in the blocks `$1`, locked in id order: the order a batch of
- * verdicts locks tickets in (store/ticket-writes.ts), so a sweep settling a block and a batch
- * holding some of its tickets wait for each other in one direction only, never in a cycle.
+ * The MINED tickets recorded in `hashes` (blocks that left the chain): due at `now`, each asked
+ * alone; `perStatement` at a time.
+ */
+export async function recheckTicketsIn(
+  q: Queryable,
+  hashes: readonly string[],
+  now: Date,
+  perStatement = TICKETS_PER_STATEMENT,
+): Promise<void> {
+  if (hashes.length === 0) return;
+  await inChunks(perStatement, (limit) =>
+    q.query(
+      `WITH rechecked AS (${ticketsInBlocks('AND k.next_check_at IS DISTINCT FROM $3')})
+       UPDATE tickets k SET next_check_at = $3 FROM rechecked r WHERE k.id = r.id RETURNING k.id`,
+      [hashes, limit, now],
+    ),
+  );
+}
+
+/** Runs `write` (which writes at most `limit` rows and returns them) until it writes fewer. */
+async function inChunks(limit: number, write: (limit: number) => Promise<readonly unknown[]>): Promise<void> {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid chunk size ${limit}`);
+  while ((await write(limit)).length === limit) {
+    // the next chunk: the rows written no longer match
+  }
+}
+
+/**
+ * The MINED tickets recorded in the blocks `$1`, at most `$2` of them, locked in id order: the
+ * order a batch of verdicts locks tickets in (store/ticket-writes.ts), so a sweep settling a
+ * block and a batch holding some of its tickets wait for each other in one direction only, never
+ * in a cycle.
  */
 function ticketsInBlocks(andAlso: string): string {
   return `SELECT k.id FROM tickets k JOIN transactions x ON x.txid = k.txid
            WHERE x.blk_hash = ANY($1::text[]) AND x.state = 'mined' AND k.status = 'MINED' ${andAlso}
-           ORDER BY k.id FOR UPDATE OF k`;
+           ORDER BY k.id LIMIT $2 FOR UPDATE OF k`;
 }
