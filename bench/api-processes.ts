@@ -29,7 +29,6 @@ const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
 const ENTRY = 'src/cli/entry.ts';
 const GENESIS_SATOSHIS = 50_000_000_000n;
-/** Extra `tokenproxy start` flags for the service under test (e.g. to try a setting). */
 /** A folder: the service process's CPU profile is written there at its exit (node --cpu-prof). */
 const PROFILE = process.env.BENCH_PROFILE;
 

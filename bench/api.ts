@@ -19,7 +19,6 @@ const TRANSFERS_EMBEDDED = Number(process.env.BENCH_TRANSFERS ?? 5_000);
 const TRANSFERS_POSTGRES = Number(process.env.BENCH_TRANSFERS ?? 15_000);
 /** `balance`, `transfers` or `processes` (the PostgreSQL + ARC run alone) runs only that part. */
 const ONLY = process.env.BENCH_ONLY;
-/** Extra service flags for every transfer run (e.g. to try a setting), split on spaces. */
 
 async function rps(url: string, body?: string, headers: Record<string, string> = {}): Promise<number> {
   const result = await autocannon({
