@@ -14,7 +14,7 @@ import { burnTokens } from '../../src/usecases/burn-tokens.js';
 import { refillFundingPool } from '../../src/usecases/funding-pool.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { eventually } from '../e2e/support.js';
-import { genericPlanOf } from '../support/generic-plan.js';
+import { genericPlanOf, seqScannedTables } from '../support/generic-plan.js';
 import { type ServiceInTemp, startServiceIn } from '../support/service-in-temp.js';
 import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 import { acceptedTransfer } from '../usecases/accepted-transfer.js';
@@ -30,20 +30,6 @@ const LARGE_TABLES = [
   'events',
   'delivery_attempts',
 ] as const;
-
-/** The tables a plan reads by sequential scan (Seq Scan nodes, at any depth). */
-function seqScannedTables(planJson: string): string[] {
-  const found: string[] = [];
-  const walk = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
-    const n = node as Record<string, unknown>;
-    if (n['Node Type'] === 'Seq Scan' && typeof n['Relation Name'] === 'string')
-      found.push(n['Relation Name']);
-    for (const value of Object.values(n)) walk(value);
-  };
-  walk(JSON.parse(planJson));
-  return found;
-}
 
 /** Routes `db`'s transactions through a Queryable that keeps each statement's generic plan. */
 function explainWrites(db: Db, plans: Map<string, string>): () => void {
