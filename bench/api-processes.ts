@@ -14,7 +14,7 @@ import pg from 'pg';
 import type { Db } from '../src/store/db.js';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
-import { figuresOf, type TransferFigures } from './api-transfers.js';
+import { figuresOf, type TransferFigures, WARMUP_SECONDS } from './api-transfers.js';
 import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
 import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
 import { describeCpu, sampleCpu } from './cpu-accounts.js';
@@ -87,20 +87,28 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       postgres: (_: number, cmd: string) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
       wallets: (pid: number) => pid === process.pid,
     };
+    const authorization = `Bearer ${prepared.adminKey!}`;
     const writesBefore = await tableWrites(database.url);
-    const before = sampleCpu(groups);
+    let before = sampleCpu(groups);
+    let metricsBefore: Promise<string> = Promise.resolve('');
     const started = performance.now();
     const run = await submitTransfers({
       url: service.announced,
       authorization: `Bearer ${prepared.apiKey!}`,
       bodies: prepared.transfers.map((rawtx) => JSON.stringify({ rawtx })),
+      warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
       concurrency: CONCURRENCY,
+      onMeasuring: () => {
+        before = sampleCpu(groups);
+        metricsBefore = scrapeMetrics(service.announced, authorization);
+      },
     });
-    console.log(`  ${describeCpu(before, sampleCpu(groups), run.ticketIds.length)}`);
-    const authorization = `Bearer ${prepared.adminKey!}`;
+    console.log(`  ${describeCpu(before, sampleCpu(groups), run.latencies.length)}`);
     const metrics = await scrapeMetrics(service.announced, authorization);
-    console.log(`  batches: ${describeBatches(batchFiguresOf(metrics))}; ${describeEventLoop(metrics)}`);
+    console.log(
+      `  batches in the window: ${describeBatches(batchFiguresOf(metrics, await metricsBefore))}; ${describeEventLoop(metrics)}`,
+    );
     await untilMined(database.url, run.ticketIds);
     if (process.env.BENCH_DETAIL === '1') {
       await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag

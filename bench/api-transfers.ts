@@ -1,5 +1,6 @@
 // bench:api's transfer part: sustained transfers through POST /v2/transfer for at least
-// BENCH_TRANSFER_SECONDS (default 10), from CONCURRENCY submitters over keep-alive connections,
+// BENCH_TRANSFER_SECONDS (default 10) after BENCH_TRANSFER_WARMUP_SECONDS (default 3) of the same
+// load untimed (transfer-submitters.ts), from CONCURRENCY submitters over keep-alive connections,
 // with a block mined every second. Setup, untimed: token outputs minted to the senders in
 // batches of outputs per transaction, the funding pool filled to one output per transfer, and
 // every transfer signed in advance (the pool first: each mint of many outputs needs a large one). Printed: transfers/s answered, submit p50/p99, the time until
@@ -21,6 +22,7 @@ import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { percentileOf, type SubmitRun, submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
+export const WARMUP_SECONDS = Number(process.env.BENCH_TRANSFER_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
 const SENDERS = 40;
 /** A folder: the timed window's CPU profile is written there (`<label>.cpuprofile`). */
@@ -37,6 +39,7 @@ export interface TransferFigures {
   readonly toMinedSeconds: number;
   readonly ceiling: number;
   readonly ranOut: boolean;
+  readonly warmup: SubmitRun['warmup'];
 }
 
 /** Fills the funding pool, mints `count` outputs spread over the senders; returns signed transfers. */
@@ -102,11 +105,20 @@ export async function sustainedTransfers(
   const { ctx, devnet } = service.parts;
   const counted = process.env.BENCH_DETAIL === '1' ? countStatements(ctx.db).counts : null;
   const profiler = PROFILE === undefined ? null : new Session();
-  if (profiler !== null) {
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-  }
+  let profiling: Promise<unknown> = Promise.resolve();
+  // The statements are counted and the profile taken in the measured window only.
+  const onMeasuring = () => {
+    if (counted !== null) {
+      counted.statements = 0;
+      counted.transactions = 0;
+      counted.kinds.clear();
+      counted.waited.clear();
+    }
+    if (profiler !== null) {
+      profiler.connect();
+      profiling = profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
+    }
+  };
   let mining = true;
   const miner = (async () => {
     while (mining) {
@@ -121,21 +133,24 @@ export async function sustainedTransfers(
       url: service.url!,
       authorization: `Bearer ${adminKey}`,
       bodies,
+      warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
       concurrency: CONCURRENCY,
+      onMeasuring,
     });
   } finally {
     mining = false;
     await miner;
   }
   if (counted !== null) {
-    console.log(`statements in the timed window, by time waited (ms), ${run.ticketIds.length} transfers:`);
+    console.log(`statements in the timed window, by time waited (ms), ${run.latencies.length} transfers:`);
     for (const [kind, ms] of [...counted.waited].sort((a, b) => b[1] - a[1]).slice(0, 15))
       console.log(
         `  ${ms.toFixed(0).padStart(7)} ms ${String(counted.kinds.get(kind)).padStart(6)}x  ${kind}`,
       );
   }
   if (profiler !== null) {
+    await profiling;
     const { profile } = await profiler.post('Profiler.stop');
     writeFileSync(`${PROFILE}/transfers-${ctx.db.dialect}.cpuprofile`, JSON.stringify(profile));
     profiler.disconnect();
@@ -148,22 +163,24 @@ export async function sustainedTransfers(
 /** The figures of a run: its rate, latencies and ratio to the crypto ceiling of the same run. */
 export function figuresOf(run: SubmitRun, toMinedSeconds: number, ceiling: number): TransferFigures {
   return {
-    transfers: run.ticketIds.length,
+    transfers: run.latencies.length,
     seconds: run.seconds,
-    perSecond: run.ticketIds.length / run.seconds,
+    perSecond: run.latencies.length / run.seconds,
     p50: percentileOf(run.latencies, 50),
     p99: percentileOf(run.latencies, 99),
     toMinedSeconds,
     ceiling,
     ranOut: run.ranOut,
+    warmup: run.warmup,
   };
 }
 
 export function describeFigures(label: string, f: TransferFigures): string {
   return (
     `${label}: ${f.transfers} transfers in ${f.seconds.toFixed(1)} s = ${f.perSecond.toFixed(0)}/s ` +
-    `(all MINED after ${f.toMinedSeconds.toFixed(1)} s); submit p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ` +
-    `crypto-only ceiling ${f.ceiling.toFixed(0)}/s (same run); ratio ${(f.perSecond / f.ceiling).toFixed(3)}` +
+    `(all MINED ${f.toMinedSeconds.toFixed(1)} s after the first); submit p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ` +
+    `crypto-only ceiling ${f.ceiling.toFixed(0)}/s (same run); ratio ${(f.perSecond / f.ceiling).toFixed(3)}; ` +
+    `warm-up before the window: ${f.warmup.transfers} transfers, slowest ${f.warmup.maxMs.toFixed(0)} ms` +
     (f.ranOut ? ' — WARNING: the prepared transfers ran out before the time; raise BENCH_TRANSFERS' : '')
   );
 }

@@ -1,6 +1,6 @@
 // The submission pipeline's batches as the service's /metrics counts them: per stage (lookup,
-// commit), how many batches, their mean size and mean time. Read at the end of a run to see
-// how the batches formed (bench:api's process run prints it).
+// commit), how many batches, their mean size and mean time. Read at the start and the end of a
+// run's measured window to see how the batches formed in it (bench:api's process run prints it).
 import { EVENT_LOOP_SAMPLE_MS } from '../src/metrics/service-metrics.js';
 
 export interface BatchFigures {
@@ -21,10 +21,17 @@ function series(text: string, name: string): Map<string, number> {
   return result;
 }
 
-export function batchFiguresOf(metricsText: string): BatchFigures[] {
-  const sizes = series(metricsText, 'tokenproxy_submission_batch_size_sum');
-  const counts = series(metricsText, 'tokenproxy_submission_batch_size_count');
-  const seconds = series(metricsText, 'tokenproxy_submission_batch_duration_seconds_sum');
+/** The batches counted between two scrapes of /metrics (`before` absent: since the start). */
+export function batchFiguresOf(metricsText: string, before = ''): BatchFigures[] {
+  const between = (name: string) => {
+    const earlier = series(before, name);
+    return new Map(
+      [...series(metricsText, name)].map(([stage, v]) => [stage, v - (earlier.get(stage) ?? 0)]),
+    );
+  };
+  const sizes = between('tokenproxy_submission_batch_size_sum');
+  const counts = between('tokenproxy_submission_batch_size_count');
+  const seconds = between('tokenproxy_submission_batch_duration_seconds_sum');
   return [...counts].map(([stage, batches]) => ({
     stage,
     batches,
@@ -46,7 +53,8 @@ export function gaugeValue(metricsText: string, name: string): number {
 }
 
 /**
- * The event loop's lag as prom-client measured it since the start, mean and p99 in ms, net of
+ * The event loop's lag as prom-client measured it since the previous scrape (its histogram is
+ * reset by each) or the start, mean and p99 in ms, net of
  * its sampling interval: prom-client's figures are whole intervals between samples (an idle
  * process reads 20 ms), so what a busy loop added is the figure less the interval.
  */

@@ -1,0 +1,89 @@
+// The transfer benchmarks' submitters: the warm-up's transfers are answered and mined like the
+// rest, but none of them counts in the measured window's figures (its rate, its latencies).
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { batchFiguresOf } from '../../bench/batch-metrics.js';
+import { submitTransfers } from '../../bench/transfer-submitters.js';
+
+describe('bench: transfer submitters', () => {
+  // A stand-in service over a real socket: the first requests are slow (a cold start), the
+  // rest fast; every answer is the request's body, so each ticket can be told apart.
+  let answered = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    req.on('end', () => {
+      const cold = answered++ < 4;
+      setTimeout(() => res.end(body), cold ? 300 : 2);
+    });
+  });
+  let url = '';
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('leaves the warm-up out of the measured figures and opens the window once', async () => {
+    answered = 0;
+    const bodies = Array.from({ length: 20_000 }, (_, i) => `{"n":${i}}`);
+    let opened = 0;
+    const run = await submitTransfers({
+      url,
+      authorization: 'Bearer x',
+      bodies,
+      warmupSeconds: 0.5,
+      seconds: 0.5,
+      concurrency: 4,
+      onMeasuring: () => {
+        opened++;
+      },
+    });
+    assert.equal(opened, 1);
+    // The four cold answers (300 ms) fell in the warm-up; the window saw fast ones only.
+    assert.ok(run.warmup.maxMs >= 290, `warm-up slowest ${run.warmup.maxMs}`);
+    assert.ok(run.warmup.transfers >= 4);
+    assert.ok(run.latencies.length > 0);
+    assert.ok(run.latencies.at(-1)! < 290, `measured slowest ${run.latencies.at(-1)}`);
+    // Every answer is kept for mining, the warm-up's too, each once.
+    assert.equal(run.ticketIds.length, run.warmup.transfers + run.latencies.length);
+    assert.equal(new Set(run.ticketIds).size, run.ticketIds.length);
+    assert.ok(run.seconds > 0.4 && run.seconds < 2, `window ${run.seconds} s`);
+    assert.equal(run.ranOut, false);
+  });
+
+  it('refuses a run whose transfers ran out before the window opened', async () => {
+    answered = 10;
+    await assert.rejects(
+      submitTransfers({
+        url,
+        authorization: 'Bearer x',
+        bodies: ['{}', '{}'],
+        warmupSeconds: 5,
+        seconds: 1,
+        concurrency: 2,
+      }),
+      /ran out during the warm-up/,
+    );
+  });
+});
+
+describe('bench: batch figures between two scrapes', () => {
+  const scrape = (count: number, size: number, seconds: number) =>
+    [
+      `tokenproxy_submission_batch_size_sum{stage="commit",outcome="ok"} ${size}`,
+      `tokenproxy_submission_batch_size_count{stage="commit",outcome="ok"} ${count}`,
+      `tokenproxy_submission_batch_duration_seconds_sum{stage="commit",outcome="ok"} ${seconds}`,
+    ].join('\n');
+
+  it('counts only the batches after the first scrape', () => {
+    const [since] = batchFiguresOf(scrape(30, 330, 3), scrape(10, 30, 1));
+    assert.deepEqual(since, { stage: 'commit', batches: 20, meanSize: 15, meanMs: 100 });
+    const [all] = batchFiguresOf(scrape(30, 330, 3));
+    assert.deepEqual(all, { stage: 'commit', batches: 30, meanSize: 11, meanMs: 100 });
+  });
+});
