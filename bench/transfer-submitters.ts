@@ -3,10 +3,11 @@
 // A refusal stops the run: every prepared transfer is valid, so a refusal is a bug to see.
 //
 // The first `warmupSeconds` are not measured: a service's first requests pay for its cold start
-// (pool connections opened, statements prepared and planned, code not yet optimized, the first
-// funding lease), and at 32 submitters the first batch's ~0.5 s, seen by every request in it, is
-// more than 1% of a 10 s run, so it alone was the submit p99 (2026-11-26, thirteenth pass). The
-// warm-up's figures are returned apart, so the cold start stays in view.
+// (connections opened, statements prepared and planned, a cold cosigning thread, the first
+// funding lease and fee rate, code not yet optimized: 220-270 ms inside the service for each of
+// the first 32, and as long again waiting to be read), and at 32 submitters those answers are
+// more than 1% of a 10 s run, so they alone were the submit p99 (docs/performance.md, thirteenth
+// pass). The warm-up's figures are returned apart, so the cold start stays in view.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
