@@ -5,6 +5,7 @@
 // follows its growth. Checked on the service's own Db, on one pooled connection, by the plan
 // PostgreSQL holds for the statement as the service prepared it.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../src/store/db.js';
 import { openPostgresDb } from '../../src/store/postgres-db.js';
@@ -16,7 +17,7 @@ const PROBE = 'SELECT sum(amount)::text AS total FROM plan_probe WHERE owner = $
 describe('plans made once are redone after ANALYZE', {
   skip: testDatabaseUrl === undefined ? 'needs TEST_DATABASE_URL' : false,
 }, () => {
-  const schema = `test_replan_${process.pid}`;
+  const schema = `test_replan_${randomBytes(4).toString('hex')}`;
   let db: Db;
 
   before(async () => {
