@@ -17,7 +17,7 @@ import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures, WARMUP_SECONDS } from './api-transfers.js';
 import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
 import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
-import { describeCpu, sampleCpu } from './cpu-accounts.js';
+import { describeCpu, describeSwitches, sampleCpu } from './cpu-accounts.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { startChild, stopAllChildren } from './load/processes.js';
@@ -104,7 +104,9 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         metricsBefore = scrapeMetrics(service.announced, authorization);
       },
     });
-    console.log(`  ${describeCpu(before, sampleCpu(groups), run.latencies.length)}`);
+    const after = sampleCpu(groups);
+    console.log(`  ${describeCpu(before, after, run.latencies.length)}`);
+    console.log(`  ${describeSwitches(before, after, run.latencies.length)}`);
     const metrics = await scrapeMetrics(service.announced, authorization);
     console.log(
       `  batches in the window: ${describeBatches(batchFiguresOf(metrics, await metricsBefore))}; ${describeEventLoop(metrics)}`,

@@ -1,6 +1,8 @@
 // CPU time spent by the processes of a benchmark, read from /proc (Linux): per process (user +
 // system seconds) and for the whole machine, so a run can say where a transfer's CPU went and
-// whether the machine was saturated (other work on a shared machine shows as `other`).
+// whether the machine was saturated (other work on a shared machine shows as `other`); and how
+// often each group's threads went to sleep (voluntary context switches: each one a wake-up to
+// pay for when the next event comes) or were preempted by another runnable thread.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -11,6 +13,8 @@ export interface CpuSample {
   readonly groups: ReadonlyMap<string, number>;
   /** Of which in the kernel (system time: syscalls, loopback TCP), per group. */
   readonly kernel: ReadonlyMap<string, number>;
+  /** Context switches of all the group's threads: went to sleep, and preempted. */
+  readonly switches: ReadonlyMap<string, { readonly slept: number; readonly preempted: number }>;
   /** CPU seconds of the whole machine (all cores, busy time) and its cores' total time. */
   readonly machineBusy: number;
   readonly machineTotal: number;
@@ -30,6 +34,22 @@ function processSeconds(pid: number): { user: number; kernel: number } {
   }
 }
 
+/** Voluntary and involuntary context switches summed over a process's threads; 0 for one that is gone. */
+function processSwitches(pid: number): { slept: number; preempted: number } {
+  let slept = 0;
+  let preempted = 0;
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      slept += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      preempted += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return { slept, preempted };
+}
+
 function cmdlineOf(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
@@ -41,6 +61,7 @@ function cmdlineOf(pid: number): string {
 export function sampleCpu(groups: Groups): CpuSample {
   const sums = new Map<string, number>(Object.keys(groups).map((g) => [g, 0]));
   const kernel = new Map<string, number>(Object.keys(groups).map((g) => [g, 0]));
+  const switches = new Map(Object.keys(groups).map((g) => [g, { slept: 0, preempted: 0 }]));
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
@@ -50,6 +71,10 @@ export function sampleCpu(groups: Groups): CpuSample {
         const spent = processSeconds(pid);
         sums.set(name, sums.get(name)! + spent.user + spent.kernel);
         kernel.set(name, kernel.get(name)! + spent.kernel);
+        const counted = processSwitches(pid);
+        const sum = switches.get(name)!;
+        sum.slept += counted.slept;
+        sum.preempted += counted.preempted;
         break;
       }
     }
@@ -61,6 +86,7 @@ export function sampleCpu(groups: Groups): CpuSample {
     at: performance.now(),
     groups: sums,
     kernel,
+    switches,
     machineBusy: (total - idle) / TICKS_PER_SECOND,
     machineTotal: total / TICKS_PER_SECOND,
   };
@@ -91,4 +117,22 @@ export function describeCpu(
   const cores = (after.machineTotal - before.machineTotal) / ((after.at - before.at) / 1000);
   const busyFraction = busy / (after.machineTotal - before.machineTotal);
   return `CPU ms per ${unit}: ${parts.join(', ')}; cores busy ${(busyFraction * 100).toFixed(0)}% of ${cores.toFixed(1)}`;
+}
+
+/**
+ * One line: per unit, how many times each group's threads went to sleep and were preempted
+ * between two samples (threads that ended between them are not counted).
+ */
+export function describeSwitches(
+  before: CpuSample,
+  after: CpuSample,
+  units: number,
+  unit = 'transfer',
+): string {
+  const parts = [...after.switches].map(([name, end]) => {
+    const start = before.switches.get(name) ?? { slept: 0, preempted: 0 };
+    const per = (n: number) => (n / units).toFixed(1);
+    return `${name} ${per(end.slept - start.slept)} slept / ${per(end.preempted - start.preempted)} preempted`;
+  });
+  return `context switches per ${unit}: ${parts.join(', ')}`;
 }

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { BENCH_SERVICE_FLAGS } from './bench-service.js';
-import { describeCpu, type Groups, sampleCpu } from './cpu-accounts.js';
+import { describeCpu, describeSwitches, type Groups, sampleCpu } from './cpu-accounts.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
@@ -123,8 +123,10 @@ async function measure(
         console.log(`    ${line}`);
   }
   const requests = result.latencies.read.length + result.latencies.transfer.length;
-  if (before !== undefined && after !== undefined)
+  if (before !== undefined && after !== undefined) {
     console.log(`  ${describeCpu(before, after, requests, 'request')}`);
+    console.log(`  ${describeSwitches(before, after, requests, 'request')}`);
+  }
   const fmt = (n: number) => n.toFixed(1);
   console.log(
     `  ${label}: ${fmt(f.throughput)} req/s (${fmt(f.transfersPerSecond)} transfers/s); ` +
