@@ -5,77 +5,72 @@
 // follows its growth. Checked on the service's own Db, on one pooled connection, by the plan
 // PostgreSQL holds for the statement as the service prepared it.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import type { Db } from '../../src/store/db.js';
 import { openPostgresDb } from '../../src/store/postgres-db.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { preparedPlanOf, seqScannedTables } from '../support/generic-plan.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
 const PROBE = 'SELECT sum(amount)::text AS total FROM plan_probe WHERE owner = $1';
 
-describe('plans made once are redone after ANALYZE', {
-  skip: testDatabaseUrl === undefined ? 'needs TEST_DATABASE_URL' : false,
-}, () => {
-  const schema = `test_replan_${randomBytes(4).toString('hex')}`;
-  let db: Db;
+describeOnEachDb(
+  'plans made once are redone after ANALYZE',
+  { only: 'postgres', migrate: false },
+  (fresh) => {
+    let db: Db;
 
-  before(async () => {
-    // One connection, so every transaction below finds the statement it prepared before.
-    db = await openPostgresDb(testDatabaseUrl!, { schema, max: 1 });
-    // Autovacuum must not analyze the table behind the test's back.
-    await db.query(
-      'CREATE TABLE plan_probe (id int PRIMARY KEY, owner text NOT NULL, amount bigint NOT NULL) WITH (autovacuum_enabled = false)',
-    );
-    await db.query('CREATE INDEX plan_probe_by_owner ON plan_probe (owner)');
-    await db.query("INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5), i FROM generate_series(1, 20) i");
-    await db.query('ANALYZE plan_probe');
-  });
-
-  after(async () => {
-    try {
-      await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    } finally {
-      await db.close();
-    }
-  });
-
-  /** Runs the probe as a write transaction does, then the plan its prepared statement holds. */
-  const planOfProbe = () =>
-    db.transaction(async (tx) => {
-      await tx.query(PROBE, ['owner 1']);
-      const [prepared] = await tx.query<{ name: string; generic: string }>(
-        'SELECT name, generic_plans::text AS generic FROM pg_prepared_statements WHERE statement = $1',
-        [PROBE],
+    before(async () => {
+      // One connection, so every transaction below finds the statement it prepared before.
+      db = await openPostgresDb(testDatabaseUrl!, { schema: fresh.schema!, max: 1 });
+      // Autovacuum must not analyze the table behind the test's back.
+      await db.query(
+        'CREATE TABLE plan_probe (id int PRIMARY KEY, owner text NOT NULL, amount bigint NOT NULL) WITH (autovacuum_enabled = false)',
       );
-      assert.ok(prepared !== undefined, 'the service prepared the statement by name on its connection');
-      assert.ok(Number(prepared.generic) >= 1, 'and runs it with a generic plan');
-      const plan = await tx.query(`EXPLAIN (FORMAT JSON) EXECUTE ${prepared.name}('owner 1')`);
-      return JSON.stringify(plan);
+      await db.query('CREATE INDEX plan_probe_by_owner ON plan_probe (owner)');
+      await db.query("INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5), i FROM generate_series(1, 20) i");
+      await db.query('ANALYZE plan_probe');
     });
 
-  it('keeps a young table plan until ANALYZE, then plans for the grown table', async () => {
-    // 20 rows: reading the table whole is the cheaper plan.
-    assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
+    after(() => db.close());
 
-    await db.query(
-      "INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5000), i FROM generate_series(21, 60000) i",
-    );
-    // Grown, but no statistics changed: the plan made for 20 rows is still the one run.
-    assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
+    /** Runs the probe as a write transaction does, then the plan its prepared statement holds. */
+    const planOfProbe = () =>
+      db.transaction(async (tx) => {
+        await tx.query(PROBE, ['owner 1']);
+        const [prepared] = await tx.query<{ name: string; generic: string }>(
+          'SELECT name, generic_plans::text AS generic FROM pg_prepared_statements WHERE statement = $1',
+          [PROBE],
+        );
+        assert.ok(prepared !== undefined, 'the service prepared the statement by name on its connection');
+        assert.ok(Number(prepared.generic) >= 1, 'and runs it with a generic plan');
+        const plan = await tx.query(`EXPLAIN (FORMAT JSON) EXECUTE ${prepared.name}('owner 1')`);
+        return JSON.stringify(plan);
+      });
 
-    await db.query('ANALYZE plan_probe');
-    // The same prepared statement on the same connection, planned again for 60,000 rows.
-    const replanned = await planOfProbe();
-    assert.deepEqual(seqScannedTables(replanned), [], replanned);
-    assert.match(replanned, /plan_probe_by_owner/);
-  });
+    it('keeps a young table plan until ANALYZE, then plans for the grown table', async () => {
+      // 20 rows: reading the table whole is the cheaper plan.
+      assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
 
-  it('a statement prepared after the growth is planned for it too (the control)', async () => {
-    const plan = await db.transaction(async (tx) => {
-      await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      return preparedPlanOf(tx, 'SELECT sum(amount) FROM plan_probe WHERE owner = $1', ['owner 2']);
+      await db.query(
+        "INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5000), i FROM generate_series(21, 60000) i",
+      );
+      // Grown, but no statistics changed: the plan made for 20 rows is still the one run.
+      assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
+
+      await db.query('ANALYZE plan_probe');
+      // The same prepared statement on the same connection, planned again for 60,000 rows.
+      const replanned = await planOfProbe();
+      assert.deepEqual(seqScannedTables(replanned), [], replanned);
+      assert.match(replanned, /plan_probe_by_owner/);
     });
-    assert.deepEqual(seqScannedTables(plan), []);
-  });
-});
+
+    it('a statement prepared after the growth is planned for it too (the control)', async () => {
+      const plan = await db.transaction(async (tx) => {
+        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        return preparedPlanOf(tx, 'SELECT sum(amount) FROM plan_probe WHERE owner = $1', ['owner 2']);
+      });
+      assert.deepEqual(seqScannedTables(plan), []);
+    });
+  },
+);
