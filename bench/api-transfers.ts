@@ -17,7 +17,7 @@ import { sendFromHeldAddress } from '../src/usecases/send-from-held-address.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party } from '../test/support/token-world.js';
 import { mineUntilMined } from './bench-service.js';
-import { countStatements } from './counting-db.js';
+import { countStatements, resetCounts } from './counting-db.js';
 import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
 import { percentileOf, type SubmitRun, submitTransfers } from './transfer-submitters.js';
 
@@ -108,12 +108,7 @@ export async function sustainedTransfers(
   let profiling: Promise<unknown> = Promise.resolve();
   // The statements are counted and the profile taken in the measured window only.
   const onMeasuring = () => {
-    if (counted !== null) {
-      counted.statements = 0;
-      counted.transactions = 0;
-      counted.kinds.clear();
-      counted.waited.clear();
-    }
+    if (counted !== null) resetCounts(counted);
     if (profiler !== null) {
       profiler.connect();
       profiling = profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));

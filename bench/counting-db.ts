@@ -11,6 +11,14 @@ export interface StatementCounts {
   readonly waited: Map<string, number>;
 }
 
+/** Starts the counts again from zero (e.g. when a measured window opens after a warm-up). */
+export function resetCounts(counts: StatementCounts): void {
+  counts.statements = 0;
+  counts.transactions = 0;
+  counts.kinds.clear();
+  counts.waited.clear();
+}
+
 /** Round trips: every statement, plus the BEGIN and COMMIT of every transaction. */
 export const roundTrips = (c: Pick<StatementCounts, 'statements' | 'transactions'>): number =>
   c.statements + 2 * c.transactions;
