@@ -1,6 +1,8 @@
 // Completes a valid transfer: adds the funding input, cosigns every token input with the
 // approver key (ALL|FORKID, committing to every input), signs the funding input, then
-// verifies every input of the result before anything leaves the process.
+// verifies every input of the result before anything leaves the process (the owner signatures
+// through the verifications validation recorded: their digests are unchanged, so they are not
+// verified twice; the signatures made here are verified afresh).
 import { Transaction, UnlockingScript } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf, unlockingScriptOf } from '../crypto/script-objects.js';
@@ -91,7 +93,7 @@ export function completeTransfer(
 
   const verifyCache: SignatureHashCache = {};
   for (const [i, source] of sources.entries()) {
-    const check = verifySpend(tx, i, source, verifyCache);
+    const check = verifySpend(tx, i, source, verifyCache, valid.verifiedSignatures);
     if (!check.ok) throw new CompletionError(`input ${i} does not verify after cosigning: ${check.reason}`);
   }
   const raw = tx.toUint8Array();

@@ -4,6 +4,7 @@ import type { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
 import { SIGHASH_OWNER } from '../crypto/signature-encoding.js';
+import type { VerifiedSignatures } from '../crypto/verified-signatures.js';
 import { bytesEqual, readChunks } from './script-chunks.js';
 import { checkSig, type SourceOutput } from './verify-spend.js';
 
@@ -17,6 +18,7 @@ export function checkOwnerSignature(
   source: SourceOutput,
   ownerPkh: Uint8Array,
   cache?: SignatureHashCache,
+  verified?: VerifiedSignatures,
 ): OwnerCheck {
   const unlocking = tx.inputs[inputIndex]?.unlockingScript?.toUint8Array();
   const chunks = unlocking === undefined ? null : readChunks(unlocking);
@@ -36,7 +38,7 @@ export function checkOwnerSignature(
     );
   }
   if (!bytesEqual(hash160(pub), ownerPkh)) return bad('BAD_OWNER_SIGNATURE', "public key is not the owner's");
-  const check = checkSig(tx, inputIndex, source, sig, pub, cache);
+  const check = checkSig(tx, inputIndex, source, sig, pub, cache, verified);
   if (!check.ok) return bad('BAD_OWNER_SIGNATURE', check.reason);
   return { ok: true, signature: sig, publicKey: pub };
 }

@@ -4,6 +4,7 @@
 
 import { lockingScriptOf } from '../crypto/script-objects.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
+import { VerifiedSignatures } from '../crypto/verified-signatures.js';
 import { pubKeyHashOf } from './address.js';
 import type { Bsv21Op } from './bsv21.js';
 import { type FeeTier, feeTierFor } from './fee-tiers.js';
@@ -39,6 +40,8 @@ export interface ValidTransfer {
   readonly transferred: bigint;
   readonly feeTier: FeeTier | null;
   readonly feePaid: bigint;
+  /** The owner signatures' verifications, which completing the transfer need not run again. */
+  readonly verifiedSignatures: VerifiedSignatures;
 }
 
 export function validateTransfer(
@@ -61,6 +64,7 @@ export function validateTransfer(
   }
 
   const cache: SignatureHashCache = {};
+  const verified = new VerifiedSignatures();
   for (const [i, input] of inputs.entries()) {
     const ownerPkh = pubKeyHashOf(input.owner);
     if (ownerPkh === null) return refuse('UNKNOWN_INPUT', `input ${i} has no P2PKH owner`);
@@ -68,7 +72,7 @@ export function validateTransfer(
       lockingScript: lockingScriptOf(input.lockingScript),
       satoshis: input.satoshis,
     };
-    const check = checkOwnerSignature(parsed.tx, i, source, ownerPkh, cache);
+    const check = checkOwnerSignature(parsed.tx, i, source, ownerPkh, cache, verified);
     if (!check.ok) return refuse(check.code, `input ${i}: ${check.reason}`);
   }
 
@@ -77,13 +81,14 @@ export function validateTransfer(
   if (totalIn !== totalOut) {
     return refuse('TOKEN_NOT_CONSERVED', `inputs carry ${totalIn} atomic units, outputs ${totalOut}`);
   }
-  return checkFee(parsed, inputs, config);
+  return checkFee(parsed, inputs, config, verified);
 }
 
 function checkFee(
   parsed: ParsedTransfer,
   inputs: readonly KnownTokenOutput[],
   config: TokenConfig,
+  verifiedSignatures: VerifiedSignatures,
 ): ValidTransfer | Refusal {
   const inputOwners = new Set(inputs.map((o) => o.owner));
   const gains = ownerGains(parsed, inputs, config.feeAddress);
@@ -91,7 +96,7 @@ function checkFee(
   const feePaid = parsed.tokenOutputs
     .filter((o) => o.owner === config.feeAddress && o.op === 'transfer')
     .reduce((sum, o) => sum + o.amount, 0n);
-  const base = { ok: true as const, parsed, inputs, transferred, feePaid };
+  const base = { ok: true as const, parsed, inputs, transferred, feePaid, verifiedSignatures };
 
   const operators = new Set([config.mintAddress, config.feeAddress]);
   if ([...inputOwners].every((owner) => operators.has(owner))) {

@@ -12,6 +12,7 @@ import {
   isValidPublicKeyEncoding,
   isValidSignatureEncoding,
 } from '../crypto/signature-encoding.js';
+import type { VerifiedSignatures } from '../crypto/verified-signatures.js';
 import { bytesEqual, type Chunk, readChunks } from './script-chunks.js';
 import { parseCosignScript, parseP2pkhScript, parseTokenScript } from './token-script.js';
 
@@ -30,6 +31,7 @@ export function verifySpend(
   inputIndex: number,
   source: SourceOutput,
   cache?: SignatureHashCache,
+  verified?: VerifiedSignatures,
 ): SpendCheck {
   const input = tx.inputs[inputIndex];
   if (input === undefined) return fail(`input ${inputIndex} does not exist`);
@@ -43,7 +45,7 @@ export function verifySpend(
     if (pushes === null) return fail('P2PKH unlocking script must be <sig> <pubkey>');
     const [sig, pub] = pushes as [Uint8Array, Uint8Array];
     if (!bytesEqual(hash160(pub), p2pkh)) return fail('public key does not match the pubkey hash');
-    return checkSig(tx, inputIndex, source, sig, pub, cache);
+    return checkSig(tx, inputIndex, source, sig, pub, cache, verified);
   }
 
   const token = parseTokenScript(script);
@@ -54,9 +56,9 @@ export function verifySpend(
       return fail('cosign unlocking script must be <approver sig> <owner sig> <owner pubkey>');
     const [approverSig, ownerSig, ownerPub] = pushes as [Uint8Array, Uint8Array, Uint8Array];
     if (!bytesEqual(hash160(ownerPub), cosign.ownerPkh)) return fail('owner public key does not match');
-    const owner = checkSig(tx, inputIndex, source, ownerSig, ownerPub, cache);
+    const owner = checkSig(tx, inputIndex, source, ownerSig, ownerPub, cache, verified);
     if (!owner.ok) return fail(`owner signature: ${owner.reason}`);
-    const approver = checkSig(tx, inputIndex, source, approverSig, cosign.approver, cache);
+    const approver = checkSig(tx, inputIndex, source, approverSig, cosign.approver, cache, verified);
     if (!approver.ok) return fail(`approver signature: ${approver.reason}`);
     return OK;
   }
@@ -64,7 +66,10 @@ export function verifySpend(
   return interpret(tx, inputIndex, source);
 }
 
-/** One checksig as the network runs it: encodings first, then ECDSA over the sighash. */
+/**
+ * One checksig as the network runs it: encodings first, then ECDSA over the sighash (through
+ * `verified`, when given, so a check that succeeded before on the same bytes is not run again).
+ */
 export function checkSig(
   tx: Transaction,
   inputIndex: number,
@@ -72,6 +77,7 @@ export function checkSig(
   sigWithHashType: Uint8Array,
   publicKey: Uint8Array,
   cache?: SignatureHashCache,
+  verified?: VerifiedSignatures,
 ): SpendCheck {
   if (sigWithHashType.length === 0) return fail('empty signature');
   if (!isValidSignatureEncoding(sigWithHashType)) return fail('signature is not strict DER');
@@ -80,7 +86,9 @@ export function checkSig(
   if (!isValidPublicKeyEncoding(publicKey)) return fail('invalid public key encoding');
   const der = sigWithHashType.subarray(0, sigWithHashType.length - 1);
   const digest = sighashDigest(tx, inputIndex, source.lockingScript, source.satoshis, hashType, cache);
-  return verifyDigest(der, digest, publicKey) ? OK : fail('signature does not verify (or S is high)');
+  const ok =
+    verified === undefined ? verifyDigest(der, digest, publicKey) : verified.verify(der, digest, publicKey);
+  return ok ? OK : fail('signature does not verify (or S is high)');
 }
 
 /** Exactly `count` pushes, each in its minimal encoding (SIGPUSHONLY and MINIMALDATA). */
