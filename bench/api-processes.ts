@@ -18,7 +18,7 @@ import { figuresOf, type TransferFigures, WARMUP_SECONDS } from './api-transfers
 import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
 import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
 import { describeCpu, describeSwitches, sampleCpu } from './cpu-accounts.js';
-import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
+import { CeilingSamples } from './crypto-ceiling.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { startChild, stopAllChildren } from './load/processes.js';
 import { prepare } from './load/world.js';
@@ -89,6 +89,8 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     };
     const authorization = `Bearer ${prepared.adminKey!}`;
     const writesBefore = await tableWrites(database.url);
+    const ceiling = new CeilingSamples();
+    ceiling.sample();
     let before = sampleCpu(groups);
     let metricsBefore: Promise<string> = Promise.resolve('');
     const started = performance.now();
@@ -123,7 +125,8 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         console.log(`    ${line}`);
     }
     const mined = performance.now();
-    return figuresOf(run, (mined - started) / 1000, ceilingOf(measureCryptoSpeed()));
+    ceiling.sample();
+    return figuresOf(run, (mined - started) / 1000, ceiling);
   } finally {
     await stopAllChildren();
     await database.drop().catch((err) => console.error('could not drop the database:', err));

@@ -4,7 +4,8 @@
 // with a block mined every second. Setup, untimed: token outputs minted to the senders in
 // batches of outputs per transaction, the funding pool filled to one output per transfer, and
 // every transfer signed in advance (the pool first: each mint of many outputs needs a large one). Printed: transfers/s answered, submit p50/p99, the time until
-// every ticket is MINED, and the ratio to the crypto-only ceiling measured in the same run.
+// every ticket is MINED, and the ratio to the crypto-only ceiling measured in the same run (the
+// median of short samples before and after it).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +19,7 @@ import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party } from '../test/support/token-world.js';
 import { mineUntilMined } from './bench-service.js';
 import { countStatements, resetCounts } from './counting-db.js';
-import { ceilingOf, measureCryptoSpeed } from './crypto-ceiling.js';
+import { CeilingSamples } from './crypto-ceiling.js';
 import { percentileOf, type SubmitRun, submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
@@ -38,6 +39,8 @@ export interface TransferFigures {
   readonly p99: number;
   readonly toMinedSeconds: number;
   readonly ceiling: number;
+  /** How the ceiling was sampled: "median of N samples, low-high". */
+  readonly ceilingSamples: string;
   readonly ranOut: boolean;
   readonly warmup: SubmitRun['warmup'];
 }
@@ -103,6 +106,8 @@ export async function sustainedTransfers(
 ): Promise<TransferFigures> {
   const bodies = await prepare(service, count);
   const { ctx, devnet } = service.parts;
+  const ceiling = new CeilingSamples();
+  ceiling.sample();
   const counted = process.env.BENCH_DETAIL === '1' ? countStatements(ctx.db).counts : null;
   const profiler = PROFILE === undefined ? null : new Session();
   let profiling: Promise<unknown> = Promise.resolve();
@@ -152,11 +157,12 @@ export async function sustainedTransfers(
   }
   await mineUntilMined((sql, params) => ctx.db.query(sql, params), devnet!, run.ticketIds);
   const mined = performance.now();
-  return figuresOf(run, (mined - started) / 1000, ceilingOf(measureCryptoSpeed()));
+  ceiling.sample();
+  return figuresOf(run, (mined - started) / 1000, ceiling);
 }
 
 /** The figures of a run: its rate, latencies and ratio to the crypto ceiling of the same run. */
-export function figuresOf(run: SubmitRun, toMinedSeconds: number, ceiling: number): TransferFigures {
+export function figuresOf(run: SubmitRun, toMinedSeconds: number, ceiling: CeilingSamples): TransferFigures {
   return {
     transfers: run.latencies.length,
     seconds: run.seconds,
@@ -164,7 +170,8 @@ export function figuresOf(run: SubmitRun, toMinedSeconds: number, ceiling: numbe
     p50: percentileOf(run.latencies, 50),
     p99: percentileOf(run.latencies, 99),
     toMinedSeconds,
-    ceiling,
+    ceiling: ceiling.median,
+    ceilingSamples: ceiling.describe(),
     ranOut: run.ranOut,
     warmup: run.warmup,
   };
@@ -174,7 +181,7 @@ export function describeFigures(label: string, f: TransferFigures): string {
   return (
     `${label}: ${f.transfers} transfers in ${f.seconds.toFixed(1)} s = ${f.perSecond.toFixed(0)}/s ` +
     `(all MINED ${f.toMinedSeconds.toFixed(1)} s after the first); submit p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ` +
-    `crypto-only ceiling ${f.ceiling.toFixed(0)}/s (same run); ratio ${(f.perSecond / f.ceiling).toFixed(3)}; ` +
+    `crypto-only ceiling ${f.ceiling.toFixed(0)}/s (same run: ${f.ceilingSamples}); ratio ${(f.perSecond / f.ceiling).toFixed(3)}; ` +
     `warm-up before the window: ${f.warmup.transfers} transfers, slowest ${f.warmup.maxMs.toFixed(0)} ms` +
     (f.ranOut ? ' — WARNING: the prepared transfers ran out before the time; raise BENCH_TRANSFERS' : '')
   );
