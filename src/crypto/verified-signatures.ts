@@ -29,9 +29,13 @@ export class VerifiedSignatures {
   }
 }
 
-/** The three inputs, each at a fixed place: the digest is 32 bytes, the length of the DER comes first. */
+/**
+ * The three inputs run together, the digest's and the signature's lengths first, so that no two
+ * different triples share a key.
+ */
 function keyOf(derSignature: Uint8Array, digest: Uint8Array, publicKey: Uint8Array): string {
   const latin1 = (bytes: Uint8Array) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return `${latin1(digest)}${String.fromCharCode(derSignature.length)}${latin1(derSignature)}${latin1(publicKey)}`;
+  const lengths = String.fromCharCode(digest.length, derSignature.length);
+  return `${lengths}${latin1(digest)}${latin1(derSignature)}${latin1(publicKey)}`;
 }
