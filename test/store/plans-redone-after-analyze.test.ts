@@ -23,13 +23,6 @@ describeOnEachDb(
     before(async () => {
       // One connection, so every transaction below finds the statement it prepared before.
       db = await openPostgresDb(testDatabaseUrl!, { schema: fresh.schema!, max: 1 });
-      // Autovacuum must not analyze the table behind the test's back.
-      await db.query(
-        'CREATE TABLE plan_probe (id int PRIMARY KEY, owner text NOT NULL, amount bigint NOT NULL) WITH (autovacuum_enabled = false)',
-      );
-      await db.query('CREATE INDEX plan_probe_by_owner ON plan_probe (owner)');
-      await db.query("INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5), i FROM generate_series(1, 20) i");
-      await db.query('ANALYZE plan_probe');
     });
 
     after(() => db.close());
@@ -48,15 +41,32 @@ describeOnEachDb(
         return JSON.stringify(plan);
       });
 
-    it('keeps a young table plan until ANALYZE, then plans for the grown table', async () => {
-      // 20 rows: reading the table whole is the cheaper plan.
-      assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
-
+    /** A table of 20 rows, analyzed: reading it whole is the cheaper plan. */
+    const youngProbe = async () => {
+      await db.query('DROP TABLE IF EXISTS plan_probe');
+      // Autovacuum must not analyze the table behind the test's back.
       await db.query(
-        "INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5000), i FROM generate_series(21, 60000) i",
+        'CREATE TABLE plan_probe (id int PRIMARY KEY, owner text NOT NULL, amount bigint NOT NULL) WITH (autovacuum_enabled = false)',
       );
-      // Grown, but no statistics changed: the plan made for 20 rows is still the one run.
-      assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
+      await db.query('CREATE INDEX plan_probe_by_owner ON plan_probe (owner)');
+      await db.query("INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5), i FROM generate_series(1, 20) i");
+      await db.query('ANALYZE plan_probe');
+    };
+
+    it('keeps a young table plan until ANALYZE, then plans for the grown table', async () => {
+      // Growth alone leaves a plan in place, unless something else empties the connection's plan
+      // cache: a reset of PostgreSQL's shared invalidation queue, which other suites' DDL on the
+      // same server can cause (seen once in CI). Such an attempt shows nothing and is made again.
+      for (let attempt = 1; ; attempt++) {
+        await youngProbe();
+        assert.deepEqual(seqScannedTables(await planOfProbe()), ['plan_probe']);
+        await db.query(
+          "INSERT INTO plan_probe SELECT i, 'owner ' || (i % 5000), i FROM generate_series(21, 60000) i",
+        );
+        // Grown, but no statistics changed: the plan made for 20 rows is still the one run.
+        if (seqScannedTables(await planOfProbe()).length === 1) break;
+        assert.ok(attempt < 5, 'in five attempts the plan was never kept until ANALYZE');
+      }
 
       await db.query('ANALYZE plan_probe');
       // The same prepared statement on the same connection, planned again for 60,000 rows.
