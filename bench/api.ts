@@ -7,7 +7,7 @@
 
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { mintTokens } from '../src/usecases/mint-tokens.js';
+import { mintTokens } from '../src/usecases/supply/mint-tokens.js';
 import { party } from '../test/support/token-world.js';
 import { processTransfers } from './api-processes.js';
 import { describeFigures, sustainedTransfers } from './api-transfers.js';

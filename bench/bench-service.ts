@@ -1,6 +1,6 @@
 // A service for a benchmark, in this process: a temporary data folder, the devnet mining only on
 // command, errors-only logs, no rate limits; and a PostgreSQL database of its own for the run.
-import type { Db } from '../src/store/db.js';
+import type { Db } from '../src/store/db/db.js';
 import { type ServiceInTemp, startServiceIn } from '../test/support/service-in-temp.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 

@@ -11,8 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { parseCallbackAllow } from '../src/callbacks/address-guard.js';
 import { createDeliverer } from '../src/callbacks/deliverer.js';
-import { createApiKey } from '../src/store/api-keys-store.js';
-import type { Db } from '../src/store/db.js';
+import { createApiKey } from '../src/store/access/api-keys-store.js';
+import type { Db } from '../src/store/db/db.js';
 import { testTargets } from '../test/support/test-databases.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 8000);

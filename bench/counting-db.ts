@@ -1,6 +1,6 @@
 // Counts the statements and transactions a Db runs (bench:statements, bench/verdict-statements):
 // counting, not timing, so the figures are exact and do not depend on the machine's load.
-import type { Db, Queryable } from '../src/store/db.js';
+import type { Db, Queryable } from '../src/store/db/db.js';
 
 export interface StatementCounts {
   statements: number;

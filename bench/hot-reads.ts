@@ -1,6 +1,6 @@
 // bench:reads — the hot reads (a ticket, balances with the feed's stamp, the stamp alone, a page
 // of unspent outputs, a submission batch's look-ups) on PostgreSQL, each run on the write path's connections (planned on every
-// run: the baseline) and on the hot reads' own (planned once: store/postgres-db.ts), in
+// run: the baseline) and on the hot reads' own (planned once: store/db/postgres-db.ts), in
 // interleaved blocks, one call at a time. Prints each read's time a call on both and the ratio
 // (baseline / hot reads: above 1 is faster), the median of the rounds, and which one the service
 // uses. On a ledger analyzed after it grew: a generic plan is frozen when a connection first runs
@@ -8,13 +8,14 @@
 // of outputs and the look-ups stay planned each run: docs/adr/0005-hot-reads-planned-once.md). Needs
 // TEST_DATABASE_URL.
 // Env: BENCH_READS_CALLS (calls per block, 300), BENCH_READS_ROUNDS (5).
-import { foldBalanceChanges } from '../src/store/address-balances.js';
-import type { Queryable } from '../src/store/db.js';
+
+import type { Queryable } from '../src/store/db/db.js';
+import { openPostgresDb } from '../src/store/db/postgres-db.js';
 import { migrate } from '../src/store/migrate.js';
-import { openPostgresDb } from '../src/store/postgres-db.js';
-import { submissionLookups } from '../src/store/submission-lookups.js';
-import { ticketsById } from '../src/store/ticket-queries.js';
-import { balancesWithStamp, feedStamp, unspentOutputPages } from '../src/store/wallet-queries.js';
+import { submissionLookups } from '../src/store/submissions/submission-lookups.js';
+import { ticketsById } from '../src/store/tickets/ticket-queries.js';
+import { foldBalanceChanges } from '../src/store/wallets/address-balances.js';
+import { balancesWithStamp, feedStamp, unspentOutputPages } from '../src/store/wallets/wallet-queries.js';
 import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     for (let t = 0; t < 1000; t++) ids.push(await seedTicket(db, {}));
     await db.query('ANALYZE');
 
-    // Each read, and whether the service plans it once (store/read-batches.ts, balance-cache.ts).
+    // Each read, and whether the service plans it once (store/wallets/read-batches.ts, balance-cache.ts).
     const reads: Record<string, [Read, 'once' | 'each run']> = {
       'ticket by id': [(q, i) => ticketsById(q, [ids[(i * 7) % ids.length]!]), 'once'],
       'balances of 4 with the stamp': [

@@ -6,8 +6,8 @@
 // BENCH_SERVICE_FLAGS adds flags to both services (e.g. "--submission-window-ms 0").
 
 import { pubKeyHashOf } from '../src/domain/address.js';
-import { unspentOutputs } from '../src/store/wallet-queries.js';
-import { mintTokens } from '../src/usecases/mint-tokens.js';
+import { unspentOutputs } from '../src/store/wallets/wallet-queries.js';
+import { mintTokens } from '../src/usecases/supply/mint-tokens.js';
 import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { party } from '../test/support/token-world.js';
 import {

@@ -11,18 +11,18 @@
 // (ARC without callbacks): the tracker's polls find it, and the bench counts how many it took.
 // Counting, not timing: the figures are exact and do not depend on the machine.
 import type { TxStatus } from '../src/ledger/port.js';
+import { openPgliteDb } from '../src/store/db/pglite-db.js';
 import { migrate } from '../src/store/migrate.js';
-import { openPgliteDb } from '../src/store/pglite-db.js';
-import * as apply from '../src/usecases/apply-ledger-status.js';
 import type { ServiceContext } from '../src/usecases/context.js';
-import { trackDueTickets } from '../src/usecases/track-tickets.js';
+import * as apply from '../src/usecases/track/apply-ledger-status.js';
+import { trackDueTickets } from '../src/usecases/track/track-tickets.js';
 import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
 import { countStatements, roundTrips } from './counting-db.js';
 
 /** The block sweep, where this tree has one (not before docs/adr/0006). */
-const blockSweep = await import('../src/usecases/watch-blocks.js').catch(() => null);
+const blockSweep = await import('../src/usecases/track/watch-blocks.js').catch(() => null);
 /** The canaries, where SUCCESS tickets wait for a block (not before docs/adr/0008). */
-const waiting = await import('../src/usecases/wait-for-blocks.js').catch(() => null);
+const waiting = await import('../src/usecases/track/wait-for-blocks.js').catch(() => null);
 
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 64);
 const POLLS = Number(process.env.BENCH_POLLS ?? 120);

@@ -34,27 +34,27 @@ import type { Ledger } from './ledger/port.js';
 import { instrumentLedger } from './metrics/ledger-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { ticketTimings } from './metrics/ticket-timings.js';
-import type { Db } from './store/db.js';
-import { releaseAllFundingLeases } from './store/funding-leases.js';
+import type { Db } from './store/db/db.js';
+import { openPgliteDb } from './store/db/pglite-db.js';
+import { openPostgresDb } from './store/db/postgres-db.js';
+import { releaseAllFundingLeases } from './store/funding/funding-leases.js';
 import { migrate } from './store/migrate.js';
-import { openPgliteDb } from './store/pglite-db.js';
-import { openPostgresDb } from './store/postgres-db.js';
-import { applyLedgerStatus, applyLedgerStatuses } from './usecases/apply-ledger-status.js';
-import { createBroadcastQueue } from './usecases/broadcast-queue.js';
 import type { ServiceContext } from './usecases/context.js';
+import { createBroadcastQueue } from './usecases/submit/broadcast-queue.js';
+import {
+  type CommitterSettings,
+  createSubmissionCommitter,
+  type SubmissionCommitter,
+} from './usecases/submit/submission-committer.js';
+import { createSubmissionPipeline, type PipelineSettings } from './usecases/submit/submission-pipeline.js';
 import {
   devnetFundingCoin,
   type FundingCoin,
   loadOrDeployToken,
   loadTokenSettings,
   type TokenSettings,
-} from './usecases/deploy-token.js';
-import {
-  type CommitterSettings,
-  createSubmissionCommitter,
-  type SubmissionCommitter,
-} from './usecases/submission-committer.js';
-import { createSubmissionPipeline, type PipelineSettings } from './usecases/submission-pipeline.js';
+} from './usecases/supply/deploy-token.js';
+import { applyLedgerStatus, applyLedgerStatuses } from './usecases/track/apply-ledger-status.js';
 import { createWriterLink, type WriterLink } from './writer/writer-link.js';
 
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */

@@ -12,10 +12,10 @@ import { type ApiRole, startApiRole } from './roles/api.js';
 import { startDelivererRole } from './roles/deliverer.js';
 import { startTrackerRole } from './roles/tracker.js';
 import { startWriterRole } from './roles/writer.js';
-import { type BalanceFolder, startBalanceFolder } from './usecases/balance-folder.js';
-import { ADMIN_KEY_FILE, type AdminKeyNote, ensureAdminKey } from './usecases/first-admin-key.js';
+import { ADMIN_KEY_FILE, type AdminKeyNote, ensureAdminKey } from './usecases/admin/first-admin-key.js';
+import { type BalanceFolder, startBalanceFolder } from './usecases/wallets/balance-fold.js';
 
-export { ADMIN_KEY_FILE, ADMIN_KEY_LOCK, type AdminKeyNote } from './usecases/first-admin-key.js';
+export { ADMIN_KEY_FILE, ADMIN_KEY_LOCK, type AdminKeyNote } from './usecases/admin/first-admin-key.js';
 
 export interface RunningService {
   readonly parts: Parts;

@@ -6,12 +6,12 @@ import pino from 'pino';
 import { composeParts } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { pubKeyHashOf } from '../../src/domain/address.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import type { Db } from '../../src/store/db.js';
-import { availableFundingCount } from '../../src/store/funding-pool.js';
-import { unspentOutputs } from '../../src/store/wallet-queries.js';
-import { defaultDenominations, refillFundingPool } from '../../src/usecases/funding-pool.js';
-import { sendFromHeldAddress } from '../../src/usecases/send-from-held-address.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import type { Db } from '../../src/store/db/db.js';
+import { availableFundingCount } from '../../src/store/funding/funding-pool.js';
+import { unspentOutputs } from '../../src/store/wallets/wallet-queries.js';
+import { defaultDenominations, refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
+import { sendFromHeldAddress } from '../../src/usecases/supply/send-from-held-address.js';
 import { buildTransfer, tokenOutput } from '../../test/support/build-transfer.js';
 import { party } from '../../test/support/token-world.js';
 

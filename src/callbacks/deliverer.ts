@@ -16,8 +16,8 @@ import {
   analyzeOutbox,
   type LeasedEvent,
   leaseDueEvents,
-} from '../store/callback-outbox.js';
-import type { Db } from '../store/db.js';
+} from '../store/callbacks/callback-outbox.js';
+import type { Db } from '../store/db/db.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
 import { eventBody } from './event-body.js';
 import { outboxWriter } from './outbox-writer.js';

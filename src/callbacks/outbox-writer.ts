@@ -5,8 +5,8 @@
 // before sending the next event (the outbox keeps the event leased until then, so the
 // ticket's next event cannot be leased before this one is written).
 
-import { type OutboxWrite, writeOutbox } from '../store/callback-outbox.js';
-import type { Queryable } from '../store/db.js';
+import { type OutboxWrite, writeOutbox } from '../store/callbacks/callback-outbox.js';
+import type { Queryable } from '../store/db/db.js';
 
 export interface OutboxWriter {
   write(write: OutboxWrite): Promise<void>;

@@ -4,11 +4,11 @@
 // code is 0 when the database is up to date, 3 when migrations are pending, 1 when one was
 // edited after it was applied.
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../store/db/db.js';
+import { openPgliteDb } from '../store/db/pglite-db.js';
+import { openPostgresDb } from '../store/db/postgres-db.js';
 import { migrate } from '../store/migrate.js';
 import { migrationStatus } from '../store/migration-status.js';
-import { openPgliteDb } from '../store/pglite-db.js';
-import { openPostgresDb } from '../store/postgres-db.js';
 import { migrateUsage } from './help.js';
 
 export const PENDING_EXIT_CODE = 3;

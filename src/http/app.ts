@@ -17,19 +17,24 @@ import Fastify, {
 import type { Config } from '../config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { AppError } from './app-error.js';
-import { type ApiKeyVerifier, installAuth, installAuthFailures } from './auth.js';
-import { installCors } from './cors.js';
-import { installDefaultJsonContentType } from './default-content-type.js';
-import { installDeprecationHeaders } from './deprecation.js';
 import { docsRoutes, markDocsRoutesPublic } from './docs-ui.js';
 import { frameworkErrorHandler, installErrorHandler } from './error-handler.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
-import { installNotFoundHandler } from './method-not-allowed.js';
 import { installHttpMetrics } from './metrics.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
-import { installRateLimit, type RateLimitOptions } from './rate-limit.js';
-import { installRequestIdHeader, requestIdGenerator } from './request-id.js';
-import { LOG_REDACT_PATHS, REDACTED, RedactingLogController, serializeRequest } from './request-log.js';
+import { type ApiKeyVerifier, installAuth, installAuthFailures } from './plugins/auth.js';
+import { installCors } from './plugins/cors.js';
+import { installDefaultJsonContentType } from './plugins/default-content-type.js';
+import { installDeprecationHeaders } from './plugins/deprecation.js';
+import { installNotFoundHandler } from './plugins/method-not-allowed.js';
+import { installRateLimit, type RateLimitOptions } from './plugins/rate-limit.js';
+import { installRequestIdHeader, requestIdGenerator } from './plugins/request-id.js';
+import {
+  LOG_REDACT_PATHS,
+  REDACTED,
+  RedactingLogController,
+  serializeRequest,
+} from './plugins/request-log.js';
 import { ProblemSchema } from './schemas/common.js';
 import { WIRE_SCHEMAS } from './schemas/wire-schemas.js';
 import { typeboxValidatorCompiler } from './validation.js';

@@ -5,11 +5,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/domain-error.js';
 import { LedgerUnavailableError } from '../ledger/port.js';
-import { isDatabaseUnavailable } from '../store/sql-error.js';
+import { isDatabaseUnavailable } from '../store/db/sql-error.js';
 import { AppError } from './app-error.js';
 import type { ErrorCode } from './error-statuses.js';
+import { REQUEST_ID_HEADER } from './plugins/request-id.js';
 import { type Problem, problemOf, sendProblemBody } from './problem.js';
-import { REQUEST_ID_HEADER } from './request-id.js';
 import { describeIssue, validationIssues } from './validation.js';
 
 export const INVALID_JSON_DETAIL = 'Invalid JSON payload';

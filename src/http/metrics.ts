@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sameSecret } from '../crypto/same-secret.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
-import { type ApiKeyVerifier, authenticate, presentedKey } from './auth.js';
+import { type ApiKeyVerifier, authenticate, presentedKey } from './plugins/auth.js';
 
 export const METRICS_PATH = '/metrics';
 

@@ -6,10 +6,10 @@
 // (docs-ui.ts).
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import type { RouteScope } from './auth.js';
 import { ERRORS, type ErrorCode } from './error-statuses.js';
-import { IDEMPOTENCY_KEY_HEADER } from './idempotency.js';
 import { fallbackOperationId, fallbackTag, OPERATIONS, TAGS } from './operations.js';
+import type { RouteScope } from './plugins/auth.js';
+import { IDEMPOTENCY_KEY_HEADER } from './plugins/idempotency.js';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 import { problemResponse } from './schemas/common.js';
 

@@ -1,8 +1,8 @@
 // The operator's alert when the funding pool stays low after a refill (the reserve is spent
 // or absent): a warning in the logs naming the address to pay, at most once per `everyMs`.
 // Metrics carry the level (tokenproxy_funding_pool_outputs) for alerting rules.
-import type { Queryable } from '../store/db.js';
-import { availableFundingUpTo } from '../store/funding-pool.js';
+import type { Queryable } from '../store/db/db.js';
+import { availableFundingUpTo } from '../store/funding/funding-pool.js';
 
 export interface FundingAlertDeps {
   readonly db: Queryable;

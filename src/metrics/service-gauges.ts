@@ -3,10 +3,10 @@
 // satoshis available). A failed read leaves the last values and is logged. (Delivery
 // attempts are a counter the deliverer moves: service-metrics.ts.)
 import { Gauge } from 'prom-client';
-import type { Queryable } from '../store/db.js';
-import { outboxEventCounts } from '../store/delivery-stats.js';
-import { availableFunding } from '../store/funding-pool.js';
-import { ticketCounts } from '../store/ticket-queries.js';
+import { outboxEventCounts } from '../store/callbacks/delivery-stats.js';
+import type { Queryable } from '../store/db/db.js';
+import { availableFunding } from '../store/funding/funding-pool.js';
+import { ticketCounts } from '../store/tickets/ticket-queries.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 export interface GaugeSources {

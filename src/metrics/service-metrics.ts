@@ -26,7 +26,7 @@ export interface ServiceMetrics {
   readonly batchDuration: Histogram<'stage' | 'outcome'>;
 }
 
-/** Outcomes of a callback delivery attempt (store/callback-outbox.ts AttemptOutcome). */
+/** Outcomes of a callback delivery attempt (store/callbacks/callback-outbox.ts AttemptOutcome). */
 export const CALLBACK_OUTCOMES = ['delivered', 'retry', 'failed', 'gone'] as const;
 
 /** Seconds from submission to SUCCESS / MINED: a second's fraction up to hours (blocks can be slow). */

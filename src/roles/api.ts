@@ -4,11 +4,11 @@
 import type { Parts } from '../compose.js';
 import type { Config } from '../config.js';
 import { type AppInstance, buildApp } from '../http/app.js';
-import { createMemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit-store.js';
-import { createRedisRateLimitStore } from '../http/rate-limit-store-redis.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../http/plugins/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../http/plugins/rate-limit-store-redis.js';
 import { routeIndex } from '../http/routes/index.js';
-import { storeApiKeyVerifier } from '../store/api-keys-store.js';
-import { databaseReadiness } from '../store/db-readiness.js';
+import { storeApiKeyVerifier } from '../store/access/api-keys-store.js';
+import { databaseReadiness } from '../store/db/db-readiness.js';
 
 export interface ApiRole {
   /** Base URL the server listens on. */

@@ -1,12 +1,12 @@
 // The tracker role: keeps the funding pool (filled before any ticket is followed), follows
-// every live ticket to its end (usecases/track-tickets.ts), and purges Idempotency-Key answers
+// every live ticket to its end (usecases/track/track-tickets.ts), and purges Idempotency-Key answers
 // kept longer than idempotencyKeepMs.
 import type { Parts } from '../compose.js';
 import { addressesOf } from '../keys/operator-keys.js';
 import { fundingAlert } from '../metrics/funding-alert.js';
-import { purgeIdempotencyKeys } from '../store/idempotency-store.js';
-import { startFundingKeeper } from '../usecases/funding-keeper.js';
-import { startTracker } from '../usecases/track-tickets.js';
+import { purgeIdempotencyKeys } from '../store/access/idempotency-store.js';
+import { startFundingKeeper } from '../usecases/funding/funding-keeper.js';
+import { startTracker } from '../usecases/track/track-tickets.js';
 
 export async function startTrackerRole(parts: Parts): Promise<{ stop(): Promise<void> }> {
   const { config, ctx, db, logger } = parts;

@@ -7,8 +7,12 @@ import { randomBytes } from 'node:crypto';
 import type { Parts } from '../compose.js';
 import { uuidv7 } from '../crypto/random-id.js';
 import { createBatcher } from '../process/batcher.js';
-import { holdWriterEntry, releaseWriterEntry, type WriterEntry } from '../store/writer-registry.js';
-import { applyLedgerStatuses, type LedgerUpdate } from '../usecases/apply-ledger-status.js';
+import {
+  holdWriterEntry,
+  releaseWriterEntry,
+  type WriterEntry,
+} from '../store/submissions/writer-registry.js';
+import { applyLedgerStatuses, type LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 import { startWriterServer } from '../writer/writer-server.js';
 
 /** How long the registration stays live without a renewal, ms (a killed writer is passed by after it). */

@@ -10,8 +10,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { holdTransactionLock } from './advisory-lock.js';
-import type { Db } from './db.js';
+import { holdTransactionLock } from './db/advisory-lock.js';
+import type { Db } from './db/db.js';
 
 /** Advisory lock key taken while migrating (any constant unique to this use). */
 export const MIGRATION_LOCK_KEY = 7_364_821_001;

@@ -1,6 +1,6 @@
 // Which of the service's migrations a database has: applied (with when), pending, or edited
 // after it was applied (its checksum differs: the start refuses such a database). Reads only.
-import type { Db } from './db.js';
+import type { Db } from './db/db.js';
 import { loadMigrations } from './migrate.js';
 
 export interface MigrationState {

@@ -1,5 +1,5 @@
 // Facts of this deployment kept in the `settings` table (JSON values).
-import type { Queryable } from './db.js';
+import type { Queryable } from './db/db.js';
 
 export async function readSetting<T>(q: Queryable, key: string): Promise<T | null> {
   const rows = await q.query<{ value: T }>('SELECT value FROM settings WHERE key = $1', [key]);

@@ -5,9 +5,9 @@ import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Logger } from '../process/logger.js';
-import type { Db } from '../store/db.js';
-import type { BroadcastQueue } from './broadcast-queue.js';
-import type { SubmissionPipeline } from './submission-pipeline.js';
+import type { Db } from '../store/db/db.js';
+import type { BroadcastQueue } from './submit/broadcast-queue.js';
+import type { SubmissionPipeline } from './submit/submission-pipeline.js';
 
 export interface TrackerSettings {
   /** How often a ticket the network holds is looked at again (the guarantee behind ledger callbacks). */

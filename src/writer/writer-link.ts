@@ -1,7 +1,7 @@
 // An api process's way to the deployment's writer (docs/adr/0007-one-writer-per-deployment.md).
 // What the process would write itself (cosigned submissions, broadcast answers) goes to the
 // writer in batches, one request per batch, so the writer's transactions hold every process's
-// items. The writer is found in the database (store/writer-registry.ts), looked up again every
+// items. The writer is found in the database (store/submissions/writer-registry.ts), looked up again every
 // `refreshMs`. Safety never rests on it: every write is the same set-based statement wherever it
 // runs, so when no writer is registered, or a request to it fails, the process writes the batch
 // itself, as it did before there was a writer. A submission the writer committed before its
@@ -9,10 +9,10 @@
 import { Agent, request } from 'node:http';
 import { createBatcher } from '../process/batcher.js';
 import type { Logger } from '../process/logger.js';
-import type { Db } from '../store/db.js';
-import type { Submission, SubmissionVerdict } from '../store/submission-writes.js';
-import { liveWriter, type WriterEntry } from '../store/writer-registry.js';
-import type { LedgerUpdate } from '../usecases/apply-ledger-status.js';
+import type { Db } from '../store/db/db.js';
+import type { Submission, SubmissionVerdict } from '../store/submissions/submission-writes.js';
+import { liveWriter, type WriterEntry } from '../store/submissions/writer-registry.js';
+import type { LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 import { WRITER_PATHS } from './writer-server.js';
 import { decodeVerdict, encodeSubmission } from './writer-wire.js';
 

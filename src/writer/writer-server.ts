@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { bearerMatches } from '../crypto/same-secret.js';
 import type { Logger } from '../process/logger.js';
 import { readBodyWithin } from '../process/request-body.js';
-import type { Submission, SubmissionVerdict } from '../store/submission-writes.js';
-import type { LedgerUpdate } from '../usecases/apply-ledger-status.js';
+import type { Submission, SubmissionVerdict } from '../store/submissions/submission-writes.js';
+import type { LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 import { decodeLedgerUpdate, decodeSubmission, WireError } from './writer-wire.js';
 
 export const WRITER_PATHS = { submissions: '/submissions', ledgerUpdates: '/ledger-updates' } as const;

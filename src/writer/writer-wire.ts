@@ -3,8 +3,13 @@
 // strings), their verdicts, and ledger updates. The writer trusts only authenticated callers,
 // and still decodes every field strictly: a malformed body is refused whole, never half written.
 import type { TxStatus } from '../ledger/port.js';
-import type { NewTokenOutput, Outpoint, Submission, SubmissionVerdict } from '../store/submission-writes.js';
-import type { LedgerUpdate } from '../usecases/apply-ledger-status.js';
+import type {
+  NewTokenOutput,
+  Outpoint,
+  Submission,
+  SubmissionVerdict,
+} from '../store/submissions/submission-writes.js';
+import type { LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 
 /** A body the writer cannot read: answered 400, nothing written. */
 export class WireError extends Error {}

@@ -3,10 +3,10 @@
 // slow receiver beside fast ones. The clock is moved by hand: nothing sleeps through backoff.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import { redeliverTicket } from '../../src/store/callback-deliveries.js';
-import { leaseDueEvents } from '../../src/store/callback-outbox.js';
-import type { Db, Row, SqlValue } from '../../src/store/db.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { redeliverTicket } from '../../src/store/callbacks/callback-deliveries.js';
+import { leaseDueEvents } from '../../src/store/callbacks/callback-outbox.js';
+import type { Db, Row, SqlValue } from '../../src/store/db/db.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import {
   eventsOf,

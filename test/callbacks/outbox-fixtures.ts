@@ -10,8 +10,8 @@ import {
 import { createDeliverer, type Deliverer, type DelivererOptions } from '../../src/callbacks/deliverer.js';
 import { seal } from '../../src/crypto/secret-box.js';
 import type { TicketStatus } from '../../src/domain/ticket-state.js';
-import type { Db } from '../../src/store/db.js';
-import { appendTicketEvent, moveTicket, ticketForUpdate } from '../../src/store/ticket-writes.js';
+import type { Db } from '../../src/store/db/db.js';
+import { appendTicketEvent, moveTicket, ticketForUpdate } from '../../src/store/tickets/ticket-writes.js';
 import { seedTicket } from '../support/seed-store.js';
 
 export const LOOPBACK: CallbackAllowList = parseCallbackAllow(['127.0.0.1']);

@@ -5,8 +5,8 @@ import { ReceiverRoom } from '../../src/callbacks/receiver-room.js';
 import { ReceiverSlots } from '../../src/callbacks/receiver-slots.js';
 import { SigningKeys } from '../../src/callbacks/signing-keys.js';
 import { seal } from '../../src/crypto/secret-box.js';
-import type { OutboxWrite } from '../../src/store/callback-outbox.js';
-import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
+import type { OutboxWrite } from '../../src/store/callbacks/callback-outbox.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
 
 interface Ev {
   readonly origin: string;

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Deliverer } from '../../src/callbacks/deliverer.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import type { Db } from '../../src/store/db.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { newMasterKey, testDeliverer, ticketWithEvents } from './outbox-fixtures.js';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import type { Devnet } from '../../src/ledger/devnet/devnet.js';
 import type { RunningService } from '../../src/service.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { party } from '../support/token-world.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 import type { Devnet } from '../../src/ledger/devnet/devnet.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
 import { http } from '../e2e/e2e-http.js';
 import { expectNoOutputBothSpentAndUnspent } from '../support/store-invariants.js';
 

@@ -84,7 +84,7 @@ describe('tokenproxy migrate', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-migrate-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     await releaseStep(['--data-dir', dataDir], async () => {
-      const { openPgliteDb } = await import('../../src/store/pglite-db.js');
+      const { openPgliteDb } = await import('../../src/store/db/pglite-db.js');
       const db = await openPgliteDb(dataDir);
       await db.query("UPDATE schema_migrations SET checksum = 'x' WHERE version = $1", [VERSIONS[0]!]);
       await db.close();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
 import { concatBytes } from '../../src/domain/script-chunks.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { buildTx, envelope, p2pkhLock, tokenJson, tokenScript } from '../support/client-fixtures.js';
 import { party } from '../support/token-world.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';

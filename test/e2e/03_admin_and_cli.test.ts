@@ -13,7 +13,7 @@ import { ADMIN_KEY_FILE_NAME } from '../../src/cli/args.js';
 import { buildApp } from '../../src/http/app.js';
 import { adminRoutes } from '../../src/http/routes/admin-routes.js';
 import { ADMIN_KEY_FILE } from '../../src/service.js';
-import { storeApiKeyVerifier } from '../../src/store/api-keys-store.js';
+import { storeApiKeyVerifier } from '../../src/store/access/api-keys-store.js';
 import { party } from '../support/token-world.js';
 import { eventually, startTestService, type TestService } from './support.js';
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
 import { p2pkhAddress } from '../../src/domain/address.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { assertProblem, http, utxosOf } from './e2e-http.js';
 import { redirectClientTo, startTestService, type TestService } from './support.js';

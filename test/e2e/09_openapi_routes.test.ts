@@ -61,7 +61,7 @@ describe('OpenAPI and routes in step', () => {
     assert.deepEqual(missingFromDocs, [], 'served but not documented');
     assert.deepEqual(notServed, [], 'documented but not served');
     // Every operation declares its success answer with a schema and has an operationId, so a
-    // generated client types its result (test/e2e/19_typed_client.test.ts).
+    // generated client types its result (test/e2e/21_typed_client.test.ts).
     const untyped = Object.entries(spec.paths).flatMap(([path, ops]) =>
       Object.entries(
         ops as Record<

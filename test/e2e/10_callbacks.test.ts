@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createDeliverer } from '../../src/callbacks/deliverer.js';
 import type { RunningService } from '../../src/service.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { SSRF_URLS } from '../callbacks/ssrf-forms.js';
 import {
   expectedSignature,

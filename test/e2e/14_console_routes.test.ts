@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { seedTicket } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';
 import { assertProblem, http } from './e2e-http.js';

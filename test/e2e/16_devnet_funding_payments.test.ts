@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { addressesOf } from '../../src/keys/operator-keys.js';
-import { availableFundingCount } from '../../src/store/funding-pool.js';
-import { availableReserve, reserveOfTransaction } from '../../src/store/funding-reserve.js';
+import { availableFundingCount } from '../../src/store/funding/funding-pool.js';
+import { availableReserve, reserveOfTransaction } from '../../src/store/funding/funding-reserve.js';
 import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';
 import { eventually, serviceForSuite } from './support.js';

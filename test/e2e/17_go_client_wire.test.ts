@@ -11,9 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
 import { signingKeyOf, webhookSignature } from '../../src/callbacks/signer.js';
 import type { KnownTokenOutput } from '../../src/domain/validate-transfer.js';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import {
   f64,
   type GoAnswer,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { appendTicketEvent } from '../../src/store/ticket-writes.js';
+import { appendTicketEvent } from '../../src/store/tickets/ticket-writes.js';
 import { seedTicket } from '../support/seed-store.js';
 import { eventually, startTestService, type TestService } from './support.js';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey, listApiKeys } from '../../src/store/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually, startTestService, type TestService } from './support.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { http } from './e2e-http.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';

@@ -4,7 +4,7 @@
 // URL, query string and all, went to anyone holding the ticket ID.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { seedTicket } from '../support/seed-store.js';
 import { http } from './e2e-http.js';
 import { startTestService, type TestService } from './support.js';

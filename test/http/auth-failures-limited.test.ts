@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import type { AppInstance } from '../../src/http/app.js';
-import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/rate-limit-store.js';
-import { createRedisRateLimitStore } from '../../src/http/rate-limit-store-redis.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/plugins/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../../src/http/plugins/rate-limit-store-redis.js';
 import { KEYS, testApp } from './support.js';
 
 const WINDOW = 60_000;

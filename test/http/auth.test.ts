@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { type AppInstance, buildApp } from '../../src/http/app.js';
-import { grants, presentedKey, principalOf, type Scope } from '../../src/http/auth.js';
+import { grants, presentedKey, principalOf, type Scope } from '../../src/http/plugins/auth.js';
 import { InMemoryApiKeyVerifier } from '../support/in-memory-api-keys.js';
 import { KEYS, type TestApp, testApp } from './support.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { markDeprecated } from '../../src/http/deprecation.js';
+import { markDeprecated } from '../../src/http/plugins/deprecation.js';
 import { KEYS, type TestApp, testApp } from './support.js';
 
 describe('deprecation headers', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/http/app-error.js';
-import { idempotencyKeyOf, keepsAnswer } from '../../src/http/idempotency.js';
+import { idempotencyKeyOf, keepsAnswer } from '../../src/http/plugins/idempotency.js';
 
 describe('idempotencyKeyOf', () => {
   it('is undefined without the header', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AppInstance } from '../../src/http/app.js';
-import { allowedMethods } from '../../src/http/method-not-allowed.js';
+import { allowedMethods } from '../../src/http/plugins/method-not-allowed.js';
 import { type TestApp, testApp } from './support.js';
 
 function routes(app: AppInstance): void {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { parseRoutes } from '../../src/http/routes/parse-routes.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
 import { startTestService, type TestService } from '../e2e/support.js';
 import { testApp } from './support.js';
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import type { AppInstance } from '../../src/http/app.js';
-import { clientKeyOfAddress } from '../../src/http/rate-limit.js';
-import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/rate-limit-store.js';
-import { createRedisRateLimitStore } from '../../src/http/rate-limit-store-redis.js';
+import { clientKeyOfAddress } from '../../src/http/plugins/rate-limit.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/plugins/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../../src/http/plugins/rate-limit-store-redis.js';
 import { testApp } from './support.js';
 
 const WINDOW = 60_000;

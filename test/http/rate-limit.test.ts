@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { AppInstance } from '../../src/http/app.js';
-import type { RateLimitOptions } from '../../src/http/rate-limit.js';
-import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/rate-limit-store.js';
-import { createRedisRateLimitStore } from '../../src/http/rate-limit-store-redis.js';
-import { decide, type RateLimitAlgorithm, windowPosition } from '../../src/http/rate-limit-window.js';
+import type { RateLimitOptions } from '../../src/http/plugins/rate-limit.js';
+import { createMemoryRateLimitStore, type RateLimitStore } from '../../src/http/plugins/rate-limit-store.js';
+import { createRedisRateLimitStore } from '../../src/http/plugins/rate-limit-store-redis.js';
+import { decide, type RateLimitAlgorithm, windowPosition } from '../../src/http/plugins/rate-limit-window.js';
 import { KEYS, testApp } from './support.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isSaneRequestId } from '../../src/http/request-id.js';
+import { isSaneRequestId } from '../../src/http/plugins/request-id.js';
 import { type TestApp, testApp } from './support.js';
 
 describe('request IDs', () => {

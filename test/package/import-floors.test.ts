@@ -20,7 +20,7 @@ const PURE_LIBRARIES: ReadonlySet<string> = new Set(['@bsv/sdk', 'node:crypto'])
  * Store modules http may write through itself. The idempotency record is HTTP's own memory of
  * the answers it gave (status, body, content type), no use case's state.
  */
-const HTTP_OWN_STORE: ReadonlySet<string> = new Set(['src/store/idempotency-store.ts']);
+const HTTP_OWN_STORE: ReadonlySet<string> = new Set(['src/store/access/idempotency-store.ts']);
 
 /** A data-changing statement, written as SQL is written here (upper case). */
 const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM)\b/;
@@ -28,7 +28,7 @@ const SQL_WRITE = /\b(INSERT\s+INTO|UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM)\b
 export interface Import {
   /** The importing file, relative to the repository (`src/http/app.ts`). */
   readonly from: string;
-  /** The imported file (`src/store/db.ts`), or the package's name (`fastify`, `node:fs`). */
+  /** The imported file (`src/store/db/db.ts`), or the package's name (`fastify`, `node:fs`). */
   readonly target: string;
   /** The names imported as values (not `type`); empty for `import type`, `*` for a namespace. */
   readonly values: readonly string[];
@@ -224,7 +224,7 @@ describe('import floors', () => {
       "export { mapError } from '../http/error-handler.js';",
       "const m = await import('../http/app.js');",
     ].join('\n');
-    const writesHere = new Set(['src/store/freeze-store.ts#freezeAddress']);
+    const writesHere = new Set(['src/store/controls/freeze-store.ts#freezeAddress']);
     const rules = (file: string, body = text) =>
       breaches(importsOf(join(SRC, file), body), writesHere).map((b) => b.rule);
     assert.deepEqual(rules('crypto/x.ts'), [
@@ -240,9 +240,10 @@ describe('import floors', () => {
       'domain imports only domain and crypto',
     ]);
     assert.deepEqual(rules('usecases/x.ts'), ['use cases never import http', 'use cases never import http']);
-    const http = "import { type Freeze, freezeAddress, frozenHoldings } from '../../store/freeze-store.js';";
+    const http =
+      "import { type Freeze, freezeAddress, frozenHoldings } from '../../store/controls/freeze-store.js';";
     assert.deepEqual(rules('http/routes/x.ts', http), ['http writes through use cases']);
-    const read = "import { frozenHoldings, type Freeze } from '../../store/freeze-store.js';";
+    const read = "import { frozenHoldings, type Freeze } from '../../store/controls/freeze-store.js';";
     assert.deepEqual(rules('http/routes/x.ts', read), []);
   });
 

@@ -8,9 +8,9 @@
 // score order. Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import type { SqlValue } from '../../src/store/db.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import type { SqlValue } from '../../src/store/db/db.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';

@@ -4,7 +4,7 @@
 // TEST_DATABASE_URL is set (and needs the machine's Redis, as the rate-limit e2e does).
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createApiKey } from '../../src/store/api-keys-store.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 

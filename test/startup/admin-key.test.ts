@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ADMIN_KEY_FILE } from '../../src/service.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
 import { sharedWorld, startInstance } from '../support/ledger-world.js';
 import { startServiceOn } from '../support/service-in-temp.js';
 import { testDatabaseUrl } from '../support/test-databases.js';

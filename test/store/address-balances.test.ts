@@ -9,16 +9,15 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-
+import type { Db, Queryable } from '../../src/store/db/db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
+import { migrate, migrationsDir } from '../../src/store/migrate.js';
 import {
   balanceChangesPending,
   foldBalanceChanges,
   keptBalanceDrift,
-} from '../../src/store/address-balances.js';
-import type { Db, Queryable } from '../../src/store/db.js';
-import { migrate, migrationsDir } from '../../src/store/migrate.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
-import { balances } from '../../src/store/wallet-queries.js';
+} from '../../src/store/wallets/address-balances.js';
+import { balances } from '../../src/store/wallets/wallet-queries.js';
 import { prng } from '../support/client-fixtures.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, releaseReservation, seedTicket, seedTransaction } from '../support/seed-store.js';

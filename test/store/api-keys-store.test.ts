@@ -19,8 +19,8 @@ import {
   storeApiKeyVerifier,
   verifyApiKey,
   webhookSecretOf,
-} from '../../src/store/api-keys-store.js';
-import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
+} from '../../src/store/access/api-keys-store.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const masterKey = new Uint8Array(randomBytes(32));
@@ -199,7 +199,7 @@ describeOnEachDb('API keys', (fresh) => {
 
   describe('storeApiKeyVerifier', () => {
     test('fits the HTTP layer’s ApiKeyVerifier', async () => {
-      // The shape of ApiKeyVerifier in src/http/auth.ts.
+      // The shape of ApiKeyVerifier in src/http/plugins/auth.ts.
       const verifier: {
         verify(
           rawKey: string,

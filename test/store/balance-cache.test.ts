@@ -4,8 +4,8 @@
 // still, the stamp and the balances in one statement while it moves.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { cachedBalanceReader } from '../../src/store/balance-cache.js';
-import { balances } from '../../src/store/wallet-queries.js';
+import { cachedBalanceReader } from '../../src/store/wallets/balance-cache.js';
+import { balances } from '../../src/store/wallets/wallet-queries.js';
 import { restateTransaction, seedTransaction } from '../support/seed-store.js';
 import { testTargets } from '../support/test-databases.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../../src/store/sql-error.js';
+import { isDatabaseUnavailable } from '../../src/store/db/sql-error.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 

@@ -2,6 +2,7 @@
 // time bucket, delivery statistics with percentiles, and the search reads.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { deliveryStats } from '../../src/store/callbacks/delivery-stats.js';
 import {
   knownFundingOutput,
   knownOutput,
@@ -9,11 +10,10 @@ import {
   ticketIdOfTransaction,
   transactionsOfAddress,
   unspentOfAddress,
-} from '../../src/store/console-search.js';
-import { deliveryStats } from '../../src/store/delivery-stats.js';
-import { supplyHistory } from '../../src/store/supply-history.js';
-import { failedTickets, ticketTimeline } from '../../src/store/ticket-timeline.js';
-import { supply } from '../../src/store/wallet-queries.js';
+} from '../../src/store/operator/console-search.js';
+import { supplyHistory } from '../../src/store/operator/supply-history.js';
+import { failedTickets, ticketTimeline } from '../../src/store/tickets/ticket-timeline.js';
+import { supply } from '../../src/store/wallets/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 

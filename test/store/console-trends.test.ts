@@ -3,7 +3,7 @@
 // deliveries per bucket (attempts, successes, median latency).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deliveryTrend, fundingTrend } from '../../src/store/console-trends.js';
+import { deliveryTrend, fundingTrend } from '../../src/store/operator/console-trends.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket } from '../support/seed-store.js';
 

@@ -2,10 +2,10 @@
 // cannot be reached, so a load balancer takes the instance out instead of collecting 503s.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Db } from '../../src/store/db.js';
-import { databaseReadiness } from '../../src/store/db-readiness.js';
-import { openPgliteDb } from '../../src/store/pglite-db.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { databaseReadiness } from '../../src/store/db/db-readiness.js';
+import { openPgliteDb } from '../../src/store/db/pglite-db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
 const databases: { name: string; open: () => Promise<Db>; skip?: string | false }[] = [

@@ -3,7 +3,12 @@
 // in-memory model over a random history.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { rawTransaction, type SyncRecord, syncForAddresses, syncFrom } from '../../src/store/feed-queries.js';
+import {
+  rawTransaction,
+  type SyncRecord,
+  syncForAddresses,
+  syncFrom,
+} from '../../src/store/feed/feed-queries.js';
 import { prng } from '../support/client-fixtures.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, restateTransaction, seedTransaction } from '../support/seed-store.js';

@@ -3,7 +3,7 @@
 // however many there are.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertFeedRecord, type NewTokenOutput } from '../../src/store/feed-records.js';
+import { insertFeedRecord, type NewTokenOutput } from '../../src/store/feed/feed-records.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const outputs = (count: number): NewTokenOutput[] =>

@@ -9,7 +9,7 @@ import {
   frozenAmong,
   frozenHoldings,
   unfreezeAddress,
-} from '../../src/store/freeze-store.js';
+} from '../../src/store/controls/freeze-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTransaction } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';

@@ -8,7 +8,7 @@ import {
   recall,
   remember,
   requestHashOf,
-} from '../../src/store/idempotency-store.js';
+} from '../../src/store/access/idempotency-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const transfer = (body: string) => requestHashOf(['POST', '/v2/transfer', body]);

@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { loadMigrations, migrate, migrationsDir, migrationsDirFrom } from '../../src/store/migrate.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 

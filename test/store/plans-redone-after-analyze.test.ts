@@ -1,4 +1,4 @@
-// A write transaction's statements are planned once per connection (store/postgres-db.ts:
+// A write transaction's statements are planned once per connection (store/db/postgres-db.ts:
 // named statements, `plan_cache_mode = force_generic_plan` for the transaction), and ADR 0005
 // relies on PostgreSQL to plan them again once their tables' statistics change: a plan made
 // while the ledger was small must not outlive the ANALYZE (autovacuum's, in production) that
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import type { Db } from '../../src/store/db.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { preparedPlanOf, seqScannedTables } from '../support/generic-plan.js';
 import { testDatabaseUrl } from '../support/test-databases.js';

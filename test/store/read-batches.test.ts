@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { uuidv7 } from '../../src/crypto/random-id.js';
-import type { Db, Queryable } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/db/db.js';
+import { ticketById } from '../../src/store/tickets/ticket-queries.js';
 import {
   batchedBalanceReader,
   batchedTicketReader,
   batchedUnspentReader,
-} from '../../src/store/read-batches.js';
-import { ticketById } from '../../src/store/ticket-queries.js';
-import { type UnspentQuery, unspentOutputs } from '../../src/store/wallet-queries.js';
+} from '../../src/store/wallets/read-batches.js';
+import { type UnspentQuery, unspentOutputs } from '../../src/store/wallets/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 

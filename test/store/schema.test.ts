@@ -3,11 +3,10 @@
 // plan must name the index; no timing involved).
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-
-import { KEPT_BALANCES } from '../../src/store/address-balances.js';
-import type { Db, Queryable, SqlValue } from '../../src/store/db.js';
-import { nextScores } from '../../src/store/score.js';
-import { SqlState, sqlStateOf } from '../../src/store/sql-error.js';
+import type { Db, Queryable, SqlValue } from '../../src/store/db/db.js';
+import { SqlState, sqlStateOf } from '../../src/store/db/sql-error.js';
+import { nextScores } from '../../src/store/feed/score.js';
+import { KEPT_BALANCES } from '../../src/store/wallets/address-balances.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 const TXID_A = 'a'.repeat(64);

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Queryable } from '../../src/store/db.js';
-import { insertScoredFeedRecords } from '../../src/store/feed-records.js';
-import { writeScoredRecords } from '../../src/store/feed-writes.js';
-import { lockScores, nextScores, SCORE_LOCK_KEY } from '../../src/store/score.js';
+import type { Queryable } from '../../src/store/db/db.js';
+import { insertScoredFeedRecords } from '../../src/store/feed/feed-records.js';
+import { writeScoredRecords } from '../../src/store/feed/feed-writes.js';
+import { lockScores, nextScores, SCORE_LOCK_KEY } from '../../src/store/feed/score.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 let txCounter = 0;

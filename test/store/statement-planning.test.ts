@@ -1,4 +1,4 @@
-// How PostgreSQL plans the service's statements (store/postgres-db.ts). A write transaction's
+// How PostgreSQL plans the service's statements (store/db/postgres-db.ts). A write transaction's
 // statements are planned once (a generic plan); statements outside transactions are planned on
 // every run with that run's values; the hot reads run on connections of their own that plan each
 // statement once, and those plans scan no table whole where a plan made for the run's values
@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import pg from 'pg';
-import { foldBalanceChanges } from '../../src/store/address-balances.js';
-import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
-import { ticketsById } from '../../src/store/ticket-queries.js';
-import { balancesWithStamp, feedStamp } from '../../src/store/wallet-queries.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
+import { ticketsById } from '../../src/store/tickets/ticket-queries.js';
+import { foldBalanceChanges } from '../../src/store/wallets/address-balances.js';
+import { balancesWithStamp, feedStamp } from '../../src/store/wallets/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { preparedPlanOf, seqScannedTables } from '../support/generic-plan.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';

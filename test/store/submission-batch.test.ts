@@ -1,14 +1,14 @@
-// The batched write that accepts transfers (store/submission-writes.ts), on both databases: a
+// The batched write that accepts transfers (store/submissions/submission-writes.ts), on both databases: a
 // batch commits its winners in one transaction and settles every loser on its own — an input
 // another transaction holds (INPUT_LOCKED) or spent (INPUT_SPENT), the same transaction
 // submitted before (its ticket), a funding lease lost — without failing the batch or leaving
 // anything of the losers behind.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Db } from '../../src/store/db.js';
-import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
-import { availableFundingUpTo } from '../../src/store/funding-pool.js';
-import { type Submission, writeSubmissions } from '../../src/store/submission-writes.js';
+import type { Db } from '../../src/store/db/db.js';
+import { leaseFundingOutputs } from '../../src/store/funding/funding-leases.js';
+import { availableFundingUpTo } from '../../src/store/funding/funding-pool.js';
+import { type Submission, writeSubmissions } from '../../src/store/submissions/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { aSubmission } from '../support/submission-fixture.js';

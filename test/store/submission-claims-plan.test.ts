@@ -1,4 +1,4 @@
-// The claim statement of a submission batch (store/submission-claims.ts) finds the rows it
+// The claim statement of a submission batch (store/submissions/submission-claims.ts) finds the rows it
 // updates by primary key, on both databases, also when the statistics predate a burst of new
 // outputs (as on a young ledger, or after a mint of thousands of outputs): it must never read
 // the partial indexes of free rows, whose scan grows with every spendable output of the ledger.
@@ -7,10 +7,10 @@
 // both the plan for the run's values and the generic plan a write transaction runs.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
-import { leaseFundingOutputs } from '../../src/store/funding-leases.js';
-import { claimSubmissions } from '../../src/store/submission-claims.js';
-import type { Submission } from '../../src/store/submission-writes.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
+import { leaseFundingOutputs } from '../../src/store/funding/funding-leases.js';
+import { claimSubmissions } from '../../src/store/submissions/submission-claims.js';
+import type { Submission } from '../../src/store/submissions/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { genericPlanOf } from '../support/generic-plan.js';
 import { randomTxid, seedTransaction } from '../support/seed-store.js';
@@ -26,7 +26,7 @@ const FREE_ROW_INDEXES = ['token_outputs_spendable_by_owner', 'funding_outputs_a
 /**
  * A Queryable that explains every statement before running it, keeping the plans: the plan for
  * the run's values and, on PostgreSQL, the generic plan a write transaction runs there
- * (store/postgres-db.ts plans a transaction's statements once).
+ * (store/db/postgres-db.ts plans a transaction's statements once).
  */
 function explaining(tx: Queryable, plans: string[], generic: boolean): Queryable {
   return {

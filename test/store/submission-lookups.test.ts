@@ -3,10 +3,10 @@
 // both databases, it must agree with the three one by one.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { freezeAddress, frozenAmong } from '../../src/store/freeze-store.js';
-import { submissionLookups } from '../../src/store/submission-lookups.js';
-import { ticketIdsBySubmittedTxid } from '../../src/store/ticket-queries.js';
-import { tokenOutputsByOutpoint } from '../../src/store/wallet-queries.js';
+import { freezeAddress, frozenAmong } from '../../src/store/controls/freeze-store.js';
+import { submissionLookups } from '../../src/store/submissions/submission-lookups.js';
+import { ticketIdsBySubmittedTxid } from '../../src/store/tickets/ticket-queries.js';
+import { tokenOutputsByOutpoint } from '../../src/store/wallets/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';

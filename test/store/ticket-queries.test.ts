@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { uuidv7 } from '../../src/crypto/random-id.js';
-import { ticketById, ticketCounts } from '../../src/store/ticket-queries.js';
-import { lockTicketsByTxid } from '../../src/store/ticket-writes.js';
+import { ticketById, ticketCounts } from '../../src/store/tickets/ticket-queries.js';
+import { lockTicketsByTxid } from '../../src/store/tickets/ticket-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket } from '../support/seed-store.js';
 

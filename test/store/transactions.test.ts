@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { isUniqueViolation, SqlState, sqlStateOf } from '../../src/store/sql-error.js';
+import { isUniqueViolation, SqlState, sqlStateOf } from '../../src/store/db/sql-error.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 describeOnEachDb('transactions', { migrate: false }, (fresh) => {

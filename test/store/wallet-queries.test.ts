@@ -10,7 +10,7 @@ import {
   tokenOutputsByOutpoint,
   type UnspentOutput,
   unspentOutputs,
-} from '../../src/store/wallet-queries.js';
+} from '../../src/store/wallets/wallet-queries.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import {
   randomTxid,

@@ -1,11 +1,11 @@
-// A watched block's tickets, written a chunk at a time (store/watched-blocks.ts): a final block's
+// A watched block's tickets, written a chunk at a time (store/tickets/watched-blocks.ts): a final block's
 // MINED tickets are settled (never looked at again), a block that left the chain has its MINED
 // tickets rechecked; every one of them, however many chunks it takes, and no ticket of another
 // block or in another status. On both adapters.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Queryable, Row, SqlValue } from '../../src/store/db.js';
-import { recheckTicketsIn, settleTicketsIn } from '../../src/store/watched-blocks.js';
+import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
+import { recheckTicketsIn, settleTicketsIn } from '../../src/store/tickets/watched-blocks.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 

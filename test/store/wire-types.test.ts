@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import type { Db, Row, SqlValue } from '../../src/store/db.js';
+import type { Db, Row, SqlValue } from '../../src/store/db/db.js';
 import { type FreshDb, testTargets } from '../support/test-databases.js';
 
 const BIG = 2n ** 64n + 12345n; // past int8 and past 2^53

@@ -1,4 +1,4 @@
-// A write transaction plans each statement once, for any values (store/postgres-db.ts; ADR 0005,
+// A write transaction plans each statement once, for any values (store/db/postgres-db.ts; ADR 0005,
 // eleventh pass). A generic plan does not know the run's values, so it could read a large table
 // whole where a plan for the values would use an index. This runs a transfer's whole life on a
 // real service on PostgreSQL (an operator's mint, the transfer's batch, the broadcast answer, the
@@ -8,10 +8,10 @@
 // The claim's plan under stale statistics has its own check (submission-claims-plan.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { foldBalanceChanges } from '../../src/store/address-balances.js';
-import type { Db, Queryable, Row, SqlValue } from '../../src/store/db.js';
-import { burnTokens } from '../../src/usecases/burn-tokens.js';
-import { refillFundingPool } from '../../src/usecases/funding-pool.js';
+import type { Db, Queryable, Row, SqlValue } from '../../src/store/db/db.js';
+import { foldBalanceChanges } from '../../src/store/wallets/address-balances.js';
+import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
+import { burnTokens } from '../../src/usecases/supply/burn-tokens.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { eventually } from '../e2e/support.js';
 import { genericPlanOf, seqScannedTables } from '../support/generic-plan.js';

@@ -4,7 +4,7 @@
 // `before` hooks and is disposed of after its own `after` hooks: the body says only what it
 // needs, `describeOnEachDb('feed queries', (fresh) => { it('...', () => read(fresh.db)) })`.
 import { after, before, describe } from 'node:test';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
 import { type FreshDb, type TestTarget, testTargets } from './test-databases.js';
 
 /** The suite's database: read `db` (and `schema`) inside hooks and tests, once it is open. */

@@ -1,8 +1,8 @@
 // The plan PostgreSQL runs for a prepared statement, explained, not run: on a connection as it
 // is set, or planned once (a generic plan, for any values) as a write transaction plans its
-// statements (store/postgres-db.ts, `plan_cache_mode = force_generic_plan`); and the tables a
+// statements (store/db/postgres-db.ts, `plan_cache_mode = force_generic_plan`); and the tables a
 // plan reads whole.
-import type { Queryable, SqlValue } from '../../src/store/db.js';
+import type { Queryable, SqlValue } from '../../src/store/db/db.js';
 
 /** A parameter as an SQL literal (EXECUTE inside EXPLAIN takes no bound parameters). */
 function sqlLiteral(value: SqlValue): string {

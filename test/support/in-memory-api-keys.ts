@@ -1,7 +1,7 @@
 // An ApiKeyVerifier over a fixed list, for tests: keys are held only as
 // SHA-256 hashes, like the store-backed verifier will hold them.
 import { createHash } from 'node:crypto';
-import type { ApiKeyPrincipal, ApiKeyVerifier, Scope } from '../../src/http/auth.js';
+import type { ApiKeyPrincipal, ApiKeyVerifier, Scope } from '../../src/http/plugins/auth.js';
 
 export interface InMemoryApiKey {
   readonly key: string;

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import type { TicketStatus } from '../../src/domain/ticket-state.js';
 import { TICKET_STATUS_RANK } from '../../src/domain/ticket-state.js';
-import type { Db, Queryable } from '../../src/store/db.js';
-import { nextScores } from '../../src/store/score.js';
+import type { Db, Queryable } from '../../src/store/db/db.js';
+import { nextScores } from '../../src/store/feed/score.js';
 
 export function randomTxid(): string {
   return randomBytes(32).toString('hex');

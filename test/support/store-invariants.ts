@@ -2,8 +2,8 @@
 // index whatever happened to the process, the database or the ledger.
 import assert from 'node:assert/strict';
 import { Transaction } from '@bsv/sdk';
-import { keptBalanceDrift } from '../../src/store/address-balances.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { keptBalanceDrift } from '../../src/store/wallets/address-balances.js';
 
 /**
  * Each output is spent by the one live transaction that spends it, or by none; nothing stays

@@ -1,8 +1,8 @@
-// A cosigned submission as the committer writes it (store/submission-writes.ts), for the suites
+// A cosigned submission as the committer writes it (store/submissions/submission-writes.ts), for the suites
 // that build batches by hand: fresh ids and txids, nothing spent, no callback, at `now`; each
 // suite names what it cares about. One place to change when a submission gains a field.
 import { uuidv7 } from '../../src/crypto/random-id.js';
-import type { Submission } from '../../src/store/submission-writes.js';
+import type { Submission } from '../../src/store/submissions/submission-writes.js';
 import { randomTxid } from './seed-store.js';
 
 export function aSubmission(fields: Partial<Submission> & { readonly now?: Date } = {}): Submission {

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPgliteDb } from '../../src/store/db/pglite-db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { migrate } from '../../src/store/migrate.js';
-import { openPgliteDb } from '../../src/store/pglite-db.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
 
 export interface FreshDb {
   readonly db: Db;

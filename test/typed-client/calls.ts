@@ -1,5 +1,5 @@
 // One call of each resource through a client generated from the service's OpenAPI document
-// (openapi-typescript types, openapi-fetch calls): test/e2e/19_typed_client.test.ts generates
+// (openapi-typescript types, openapi-fetch calls): test/e2e/21_typed_client.test.ts generates
 // `generated/api.d.ts` from a running service, compiles this file with tsc (strict) and runs it.
 // Every result below is used through its generated type: an operation without a success
 // schema would leave `data` untyped and this file would not compile.

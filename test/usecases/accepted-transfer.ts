@@ -2,8 +2,8 @@
 // `label`, mined, then one transfer of them submitted over HTTP and awaited until its ticket is
 // SUCCESS. For the suites that then make the service or the ledger change their mind about it.
 import assert from 'node:assert/strict';
-import { createApiKey } from '../../src/store/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually, type TestService } from '../e2e/support.js';
 import { party } from '../support/token-world.js';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { TxStatus } from '../../src/ledger/port.js';
-import type { Db } from '../../src/store/db.js';
-import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
+import type { Db } from '../../src/store/db/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { BACKSTOP_POLLS, MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
+import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/track/apply-ledger-status.js';
+import { BACKSTOP_POLLS, MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/track/tracker-timing.js';
 import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';

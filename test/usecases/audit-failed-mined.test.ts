@@ -4,7 +4,7 @@
 // transaction and reports those it holds after all, in `failedOnLedger`, with ok false.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { http } from '../e2e/e2e-http.js';
 import { startTestService, type TestService } from '../e2e/support.js';
 import { acceptedTransfer } from './accepted-transfer.js';

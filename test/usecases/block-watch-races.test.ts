@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Ledger, TxStatus } from '../../src/ledger/port.js';
-import type { Db } from '../../src/store/db.js';
-import { applyLedgerStatuses } from '../../src/usecases/apply-ledger-status.js';
+import type { Db } from '../../src/store/db/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { trackDueTickets } from '../../src/usecases/track-tickets.js';
-import { BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
-import { watchDueBlocks } from '../../src/usecases/watch-blocks.js';
+import { applyLedgerStatuses } from '../../src/usecases/track/apply-ledger-status.js';
+import { trackDueTickets } from '../../src/usecases/track/track-tickets.js';
+import { BACKSTOP_POLLS } from '../../src/usecases/track/tracker-timing.js';
+import { watchDueBlocks } from '../../src/usecases/track/watch-blocks.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { type BroadcastResult, type Ledger, LedgerUnavailableError } from '../../src/ledger/port.js';
-import type { Db } from '../../src/store/db.js';
-import { type BroadcastItem, createBroadcastQueue } from '../../src/usecases/broadcast-queue.js';
+import type { Db } from '../../src/store/db/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
+import { type BroadcastItem, createBroadcastQueue } from '../../src/usecases/submit/broadcast-queue.js';
 import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';

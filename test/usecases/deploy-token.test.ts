@@ -9,14 +9,14 @@ import { uuidv7 } from '../../src/crypto/random-id.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { addressesOf, type OperatorKeys } from '../../src/keys/operator-keys.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
-import type { Db } from '../../src/store/db.js';
-import { openPostgresDb } from '../../src/store/postgres-db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import {
   type DeployDeps,
   devnetFundingCoin,
   type FundingCoin,
   loadOrDeployToken,
-} from '../../src/usecases/deploy-token.js';
+} from '../../src/usecases/supply/deploy-token.js';
 import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
-import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { startTestService, type TestService } from '../e2e/support.js';
 import { acceptedTransfer } from './accepted-transfer.js';
 

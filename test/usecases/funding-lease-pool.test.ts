@@ -1,13 +1,13 @@
-// The funding lease pool (src/usecases/funding-lease-pool.ts) on the embedded database: it
+// The funding lease pool (src/usecases/submit/funding-lease-pool.ts) on the embedded database: it
 // leases in bulk ahead of demand, also after a top-up that found nothing to lease (a one-at-a-time
 // guard that cleared itself too early once stopped every later top-up, and each transfer then
 // leased its own output), gives back what it does not use, and ends its leases on close.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPgliteDb } from '../../src/store/db/pglite-db.js';
 import { migrate } from '../../src/store/migrate.js';
-import { openPgliteDb } from '../../src/store/pglite-db.js';
-import { createFundingLeasePool } from '../../src/usecases/funding-lease-pool.js';
+import { createFundingLeasePool } from '../../src/usecases/submit/funding-lease-pool.js';
 import { randomTxid } from '../support/seed-store.js';
 
 const quiet = { info() {}, warn() {}, error() {} };

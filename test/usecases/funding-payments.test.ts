@@ -12,14 +12,14 @@ import { DomainError } from '../../src/domain/domain-error.js';
 import { bytesEqual } from '../../src/domain/script-chunks.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
-import { availableFundingCount } from '../../src/store/funding-pool.js';
+import { availableFundingCount } from '../../src/store/funding/funding-pool.js';
 import {
   addReserveOutputs,
   availableReserve,
   reserveOfTransaction,
-} from '../../src/store/funding-reserve.js';
-import { refillFundingPool } from '../../src/usecases/funding-pool.js';
-import { recordFundingPayment } from '../../src/usecases/record-funding-payment.js';
+} from '../../src/store/funding/funding-reserve.js';
+import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
+import { recordFundingPayment } from '../../src/usecases/funding/record-funding-payment.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { pay } from '../support/payment.js';
 import { party } from '../support/token-world.js';

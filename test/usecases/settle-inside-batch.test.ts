@@ -3,8 +3,8 @@
 // and a transfer spending an input an earlier one in the batch spends is refused as locked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Submission } from '../../src/store/submission-writes.js';
-import { settleInsideBatch } from '../../src/usecases/submission-committer.js';
+import type { Submission } from '../../src/store/submissions/submission-writes.js';
+import { settleInsideBatch } from '../../src/usecases/submit/submission-committer.js';
 import { aSubmission } from '../support/submission-fixture.js';
 
 const sub = (ticketId: string, submittedTxid: string, inputs: string[]): Submission =>

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Ledger } from '../../src/ledger/port.js';
-import { applyLedgerStatus } from '../../src/usecases/apply-ledger-status.js';
-import { broadcastTicket } from '../../src/usecases/broadcast-ticket.js';
-import { mintTokens } from '../../src/usecases/mint-tokens.js';
+import { broadcastTicket } from '../../src/usecases/submit/broadcast-ticket.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { eventually, startTestService, type TestService } from '../e2e/support.js';
 import { party } from '../support/token-world.js';
 

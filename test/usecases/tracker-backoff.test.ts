@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Ledger, LedgerUnavailableError } from '../../src/ledger/port.js';
-import type { Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/db/db.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { trackDueTickets } from '../../src/usecases/track-tickets.js';
-import { MEMPOOL_BACKSTOP_POLLS, retryDelayMs } from '../../src/usecases/tracker-timing.js';
+import { trackDueTickets } from '../../src/usecases/track/track-tickets.js';
+import { MEMPOOL_BACKSTOP_POLLS, retryDelayMs } from '../../src/usecases/track/tracker-timing.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket } from '../support/seed-store.js';
 

@@ -10,7 +10,7 @@ import {
   mayTouchRecord,
   planVerdicts,
   type RecordNow,
-} from '../../src/usecases/verdict-plan.js';
+} from '../../src/usecases/track/verdict-plan.js';
 
 const A = 'aa'.repeat(32);
 const B = 'bb'.repeat(32);

@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Ledger, TxStatus } from '../../src/ledger/port.js';
-import type { Db } from '../../src/store/db.js';
-import { claimWaitingTickets, FIRST_WAITING } from '../../src/store/tickets-waiting.js';
-import { applyLedgerStatuses } from '../../src/usecases/apply-ledger-status.js';
+import type { Db } from '../../src/store/db/db.js';
+import { claimWaitingTickets, FIRST_WAITING } from '../../src/store/tickets/tickets-waiting.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { trackDueTickets } from '../../src/usecases/track-tickets.js';
-import { MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/tracker-timing.js';
-import { wakeCanariesNow } from '../../src/usecases/wait-for-blocks.js';
-import { watchDueBlocks } from '../../src/usecases/watch-blocks.js';
+import { applyLedgerStatuses } from '../../src/usecases/track/apply-ledger-status.js';
+import { trackDueTickets } from '../../src/usecases/track/track-tickets.js';
+import { MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/track/tracker-timing.js';
+import { wakeCanariesNow } from '../../src/usecases/track/wait-for-blocks.js';
+import { watchDueBlocks } from '../../src/usecases/track/watch-blocks.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 

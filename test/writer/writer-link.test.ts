@@ -6,9 +6,13 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import pino from 'pino';
-import type { Submission, SubmissionVerdict } from '../../src/store/submission-writes.js';
-import { holdWriterEntry, liveWriter, releaseWriterEntry } from '../../src/store/writer-registry.js';
-import type { LedgerUpdate } from '../../src/usecases/apply-ledger-status.js';
+import type { Submission, SubmissionVerdict } from '../../src/store/submissions/submission-writes.js';
+import {
+  holdWriterEntry,
+  liveWriter,
+  releaseWriterEntry,
+} from '../../src/store/submissions/writer-registry.js';
+import type { LedgerUpdate } from '../../src/usecases/track/apply-ledger-status.js';
 import { createWriterLink, type WriterLink } from '../../src/writer/writer-link.js';
 import { startWriterServer, type WriterServer } from '../../src/writer/writer-server.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';

@@ -3,7 +3,7 @@
 // name rather than written half-read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Submission } from '../../src/store/submission-writes.js';
+import type { Submission } from '../../src/store/submissions/submission-writes.js';
 import {
   decodeLedgerUpdate,
   decodeSubmission,

@@ -11,13 +11,13 @@ import {
   type ApiKeyScope,
   listApiKeys,
   MAX_KEY_RATE_LIMIT,
-} from '../../store/api-keys-store.js';
-import { frozenHoldings } from '../../store/freeze-store.js';
-import { availableFundingCount } from '../../store/funding-pool.js';
-import { ticketCounts } from '../../store/ticket-queries.js';
-import { redeemedAmount, supply } from '../../store/wallet-queries.js';
-import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/manage-api-keys.js';
-import { mintTokens } from '../../usecases/mint-tokens.js';
+} from '../../store/access/api-keys-store.js';
+import { frozenHoldings } from '../../store/controls/freeze-store.js';
+import { availableFundingCount } from '../../store/funding/funding-pool.js';
+import { ticketCounts } from '../../store/tickets/ticket-queries.js';
+import { redeemedAmount, supply } from '../../store/wallets/wallet-queries.js';
+import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/manage-api-keys.js';
+import { mintTokens } from '../../usecases/supply/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';

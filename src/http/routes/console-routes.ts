@@ -5,26 +5,26 @@ import { Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import { fundingOutlook, typicalTransferFee } from '../../domain/funding-outlook.js';
 import type { MinedBlock } from '../../ledger/devnet/devnet-types.js';
-import { deliveryTrend, fundingTrend } from '../../store/console-trends.js';
-import { deliveryStats } from '../../store/delivery-stats.js';
-import { fundingPoolLevel } from '../../store/funding-pool.js';
-import { availableReserve } from '../../store/funding-reserve.js';
-import { supplyHistory } from '../../store/supply-history.js';
-import { ticketCounts } from '../../store/ticket-queries.js';
-import { failedTickets, ticketTimeline } from '../../store/ticket-timeline.js';
-import { redeemedAmount, supply } from '../../store/wallet-queries.js';
-import { defaultDenominations } from '../../usecases/funding-pool.js';
+import { deliveryStats } from '../../store/callbacks/delivery-stats.js';
+import { fundingPoolLevel } from '../../store/funding/funding-pool.js';
+import { availableReserve } from '../../store/funding/funding-reserve.js';
+import { deliveryTrend, fundingTrend } from '../../store/operator/console-trends.js';
+import { supplyHistory } from '../../store/operator/supply-history.js';
+import { ticketCounts } from '../../store/tickets/ticket-queries.js';
+import { failedTickets, ticketTimeline } from '../../store/tickets/ticket-timeline.js';
+import { redeemedAmount, supply } from '../../store/wallets/wallet-queries.js';
+import { defaultDenominations } from '../../usecases/funding/pool-refill.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery } from '../schemas/common.js';
-import { amountJson } from './admin-routes.js';
 import {
   ConsoleChain,
   ConsoleDeliveries,
   ConsoleFunding,
   ConsoleSupply,
   ConsoleTickets,
-} from './console-schemas.js';
+} from '../schemas/console-schemas.js';
+import { amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
 export interface ConsoleRouteDeps extends RouteDeps {

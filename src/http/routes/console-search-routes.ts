@@ -4,7 +4,8 @@
 import { Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import { parseSearchQuery, type SearchQuery } from '../../domain/search-query.js';
-import { deliveriesOfTicket } from '../../store/callback-deliveries.js';
+import { deliveriesOfTicket } from '../../store/callbacks/callback-deliveries.js';
+import type { Queryable } from '../../store/db/db.js';
 import {
   type KnownOutput,
   type KnownTransaction,
@@ -15,15 +16,14 @@ import {
   ticketIdOfTransaction,
   transactionsOfAddress,
   unspentOfAddress,
-} from '../../store/console-search.js';
-import type { Queryable } from '../../store/db.js';
-import { ticketById } from '../../store/ticket-queries.js';
-import { balances } from '../../store/wallet-queries.js';
+} from '../../store/operator/console-search.js';
+import { ticketById } from '../../store/tickets/ticket-queries.js';
+import { balances } from '../../store/wallets/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { ConsoleSearch } from '../schemas/console-schemas.js';
 import { amountJson } from './admin-routes.js';
-import { ConsoleSearch } from './console-schemas.js';
 import type { RouteDeps } from './route-deps.js';
 
 const SHOWN = 50;

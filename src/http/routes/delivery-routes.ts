@@ -4,13 +4,13 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isUuid } from '../../crypto/random-id.js';
-import { type DeliveryAttempt, deliveriesOfTicket } from '../../store/callback-deliveries.js';
-import { type TicketRecord, ticketById } from '../../store/ticket-queries.js';
+import { type DeliveryAttempt, deliveriesOfTicket } from '../../store/callbacks/callback-deliveries.js';
+import { type TicketRecord, ticketById } from '../../store/tickets/ticket-queries.js';
+import { redeliver } from '../../usecases/admin/redeliver-ticket.js';
 import type { ServiceContext } from '../../usecases/context.js';
-import { redeliver } from '../../usecases/redeliver-ticket.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
-import { principalOf } from '../auth.js';
+import { principalOf } from '../plugins/auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 
 export interface DeliveryRouteDeps {

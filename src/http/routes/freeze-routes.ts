@@ -5,8 +5,13 @@
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
 import { unfreezableReason } from '../../domain/freeze.js';
-import { type Freeze, type FreezeEvent, freezeEvents, frozenHoldings } from '../../store/freeze-store.js';
-import { freeze, unfreeze } from '../../usecases/change-freeze-list.js';
+import {
+  type Freeze,
+  type FreezeEvent,
+  freezeEvents,
+  frozenHoldings,
+} from '../../store/controls/freeze-store.js';
+import { freeze, unfreeze } from '../../usecases/admin/change-freeze-list.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';

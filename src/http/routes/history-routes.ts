@@ -18,7 +18,7 @@ import {
   historySelection,
   type SyncSelection,
 } from '../../domain/history.js';
-import { type SyncRecord, syncForAddresses } from '../../store/feed-queries.js';
+import { type SyncRecord, syncForAddresses } from '../../store/feed/feed-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';

@@ -10,7 +10,7 @@ import type { AddressAmount, ParseResponse, TokenData } from '../../domain/parse
 import { type SourceOutputs, sourceOutputsFrom, sourceTxidsOf } from '../../domain/parse-source-outputs.js';
 import { parseTransaction } from '../../domain/parse-tx.js';
 import { toHex } from '../../domain/script-chunks.js';
-import { rawTransaction, rawTransactions } from '../../store/feed-queries.js';
+import { rawTransaction, rawTransactions } from '../../store/feed/feed-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';

@@ -2,10 +2,10 @@
 // raw transactions; and one token output by outpoint (the Go client's GetTxo).
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
-import { cachedBalanceReader } from '../../store/balance-cache.js';
-import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed-queries.js';
-import { batchedBalanceReader, batchedUnspentReader } from '../../store/read-batches.js';
-import { tokenOutputAt } from '../../store/wallet-queries.js';
+import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed/feed-queries.js';
+import { cachedBalanceReader } from '../../store/wallets/balance-cache.js';
+import { batchedBalanceReader, batchedUnspentReader } from '../../store/wallets/read-batches.js';
+import { tokenOutputAt } from '../../store/wallets/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas/common.js';

@@ -10,12 +10,12 @@ import {
 import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
 import { maySeeCallbackUrl, ticketJson } from '../../domain/ticket.js';
-import { batchedTicketReader } from '../../store/read-batches.js';
-import { submitTransfer } from '../../usecases/submit-transfer.js';
+import { batchedTicketReader } from '../../store/wallets/read-batches.js';
+import { submitTransfer } from '../../usecases/submit/submit-transfer.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
-import { principalOf } from '../auth.js';
-import { idempotencyHooks } from '../idempotency.js';
+import { principalOf } from '../plugins/auth.js';
+import { idempotencyHooks } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { okRef } from '../schemas/responses.js';
 import type { RouteDeps } from './route-deps.js';

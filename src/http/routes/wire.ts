@@ -3,8 +3,8 @@
 import { toJsonNumber } from '../../domain/amount.js';
 import { toHex } from '../../domain/script-chunks.js';
 import type { TokenConfig } from '../../domain/token-config.js';
-import type { SyncRecord } from '../../store/feed-queries.js';
-import type { UnspentOutput } from '../../store/wallet-queries.js';
+import type { SyncRecord } from '../../store/feed/feed-queries.js';
+import type { UnspentOutput } from '../../store/wallets/wallet-queries.js';
 
 const base64 = (bytes: Uint8Array) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

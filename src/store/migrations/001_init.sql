@@ -3,7 +3,7 @@
 -- lower-case hex text, times timestamptz, ticket ids UUIDv7 made by the application.
 -- States are checked text values; a new state is a new migration.
 
--- Change-feed score (see src/store/score.ts and docs/adr/0001-change-feed-score.md).
+-- Change-feed score (see src/store/feed/score.ts and docs/adr/0001-change-feed-score.md).
 -- Drawn only through nextScores(), under an advisory lock held to commit.
 CREATE SEQUENCE change_score_seq AS bigint START WITH 1;
 

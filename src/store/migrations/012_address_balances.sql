@@ -5,11 +5,11 @@
 -- owner, what it changed of the spendable sum (statement-level triggers, transition tables) to
 -- address_balance_changes, which only ever receives INSERTs: writers take no lock on a shared
 -- balance row, so batches of several processes cannot deadlock on balances. A folder moves the
--- changes into address_balances (store/address-balances.ts), deleting and adding them in one
+-- changes into address_balances (store/wallets/address-balances.ts), deleting and adding them in one
 -- statement. A balance is address_balances' row plus the owner's pending changes, read in one
 -- statement: one snapshot sees a fold entirely or not at all.
 --
--- Spendable is the condition of store/spendable.ts: not spent, not reserved, not a burn. The
+-- Spendable is the condition of store/wallets/spendable.ts: not spent, not reserved, not a burn. The
 -- functions resolve table names in the schema they were created in, whatever the writer's
 -- search_path.
 

@@ -1,0 +1,112 @@
+// Idempotency-Key (contract.md "Transfer"): the first answer to a request is kept, per
+// API key and Idempotency-Key, with a hash of the request; a retry with the same key and
+// the same request gets that answer again, one with the same key and another request is a
+// conflict. Entries are purged after a while (purgeIdempotencyKeys).
+import { createHash } from 'node:crypto';
+
+import type { Queryable } from '../db/db.js';
+
+/** The anonymous caller's api_key_id. */
+export const ANONYMOUS_API_KEY_ID = '';
+
+export interface IdempotencyScope {
+  /** The caller's API key id; ANONYMOUS_API_KEY_ID ('') without a key. */
+  readonly apiKeyId: string;
+  /** The Idempotency-Key header. */
+  readonly key: string;
+  /** What the request was (requestHashOf): a retry must match it. */
+  readonly requestHash: Uint8Array;
+}
+
+export interface IdempotentResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string;
+}
+
+/**
+ * A digest of what makes two requests the same: each part length-prefixed, then SHA-256
+ * (e.g. method, path with query, body).
+ */
+export function requestHashOf(parts: readonly (string | Uint8Array)[]): Uint8Array {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    const bytes = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64BE(BigInt(bytes.length));
+    hash.update(length).update(bytes);
+  }
+  return new Uint8Array(hash.digest());
+}
+
+interface StoredRow {
+  request_hash: Uint8Array;
+  response_status: number;
+  response_body: string;
+  content_type: string;
+  [column: string]: unknown;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/**
+ * The answer kept for this key: the response when the request matches, 'conflict' when the
+ * key was used with another request, null when the key is new.
+ */
+export async function recall(
+  q: Queryable,
+  scope: IdempotencyScope,
+): Promise<IdempotentResponse | 'conflict' | null> {
+  const rows = await q.query<StoredRow>(
+    `SELECT request_hash, response_status, response_body, content_type
+       FROM idempotency_keys WHERE api_key_id = $1 AND key = $2`,
+    [scope.apiKeyId, scope.key],
+  );
+  const row = rows[0];
+  if (row === undefined) return null;
+  if (!sameBytes(row.request_hash, scope.requestHash)) return 'conflict';
+  return { status: row.response_status, body: row.response_body, contentType: row.content_type };
+}
+
+/**
+ * Keeps the answer to a request. When a concurrent request with the same key was kept
+ * first, that one stays and is returned (or 'conflict' if it was another request);
+ * otherwise the answer given is returned.
+ */
+export async function remember(
+  q: Queryable,
+  entry: IdempotencyScope & IdempotentResponse,
+  now: Date = new Date(),
+): Promise<IdempotentResponse | 'conflict'> {
+  const response: IdempotentResponse = {
+    status: entry.status,
+    body: entry.body,
+    contentType: entry.contentType,
+  };
+  // Twice at most: the winner of a race may be purged between our insert and our read.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const inserted = await q.query(
+      `INSERT INTO idempotency_keys (api_key_id, key, request_hash, response_status, response_body, content_type,
+                                     created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (api_key_id, key) DO NOTHING
+       RETURNING key`,
+      [entry.apiKeyId, entry.key, entry.requestHash, entry.status, entry.body, entry.contentType, now],
+    );
+    if (inserted.length > 0) return response;
+    const stored = await recall(q, entry);
+    if (stored !== null) return stored;
+  }
+  return response;
+}
+
+/** Deletes the answers kept before `olderThan`; returns how many. */
+export async function purgeIdempotencyKeys(q: Queryable, olderThan: Date): Promise<number> {
+  const rows = await q.query<{ n: string }>(
+    'WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone',
+    [olderThan],
+  );
+  return Number(rows[0]?.n ?? 0);
+}

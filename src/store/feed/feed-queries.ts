@@ -1,0 +1,150 @@
+// The change feed as GET and POST /v1/sync read it (contract.md "Parameters", "Score"):
+// transaction records in score order, all of them or those concerning some addresses.
+import type { Queryable } from '../db/db.js';
+
+export type FeedState = 'unconfirmed' | 'mined' | 'failed';
+export type SyncOrder = 'asc' | 'desc';
+
+export interface SyncRecord {
+  readonly txid: string;
+  /** The final (cosigned) transaction. */
+  readonly rawTx: Uint8Array;
+  readonly senders: readonly string[];
+  readonly receivers: readonly string[];
+  /** Indices of its token outputs. */
+  readonly outs: readonly number[];
+  /** 0, with idx 0, blkHash '' and blkTime 0, unless mined. */
+  readonly height: number;
+  readonly idx: number;
+  readonly blkHash: string;
+  /** Block time, unix seconds. */
+  readonly blkTime: number;
+  readonly score: bigint;
+  readonly state: FeedState;
+}
+
+interface SyncRow {
+  txid: string;
+  raw_tx: Uint8Array;
+  senders: string[];
+  receivers: string[];
+  outs: number[];
+  height: number;
+  idx: number;
+  blk_hash: string;
+  blk_time: string;
+  score: string;
+  state: FeedState;
+  [column: string]: unknown;
+}
+
+const COLUMNS =
+  't.txid, t.raw_tx, t.senders, t.receivers, t.outs, t.height, t.idx, t.blk_hash, t.blk_time, t.score, t.state';
+
+/** The largest score a bigint column holds: the open upper bound of a `desc` read. */
+const MAX_SCORE = 2n ** 63n - 1n;
+
+function toSyncRecord(row: SyncRow): SyncRecord {
+  return {
+    txid: row.txid,
+    rawTx: row.raw_tx,
+    senders: row.senders,
+    receivers: row.receivers,
+    outs: row.outs,
+    height: row.height,
+    idx: row.idx,
+    blkHash: row.blk_hash,
+    blkTime: Number(row.blk_time),
+    score: BigInt(row.score),
+    state: row.state,
+  };
+}
+
+function checkLimit(limit: number, what: string): void {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`invalid ${what} ${limit}`);
+}
+
+function checkScore(from: bigint): void {
+  if (from < 0n || from > MAX_SCORE) throw new RangeError(`invalid score ${from}`);
+}
+
+/** Records with score >= from, ascending, at most `limit` of them (GET /v1/sync). */
+export async function syncFrom(q: Queryable, opts: { from: bigint; limit: number }): Promise<SyncRecord[]> {
+  checkScore(opts.from);
+  checkLimit(opts.limit, 'limit');
+  if (opts.limit === 0) return [];
+  const rows = await q.query<SyncRow>(
+    `SELECT ${COLUMNS} FROM transactions t WHERE t.score >= $1 ORDER BY t.score LIMIT $2`,
+    [opts.from, opts.limit],
+  );
+  return rows.map(toSyncRecord);
+}
+
+export interface AddressSyncQuery {
+  readonly addresses: readonly string[];
+  /**
+   * The score the caller has read up to, excluded: asc reads scores above it, desc reads
+   * scores below it (0: from the newest). The reference client pages by passing the last
+   * score of a page (`nextScore`) as the next `from`, so each record comes once.
+   */
+  readonly from: bigint;
+  /** At most this many records per address (0: all); a record of two addresses counts for both. */
+  readonly limit: number;
+  readonly order: SyncOrder;
+}
+
+/**
+ * Records concerning any of the addresses (as sender or receiver), each once, in score
+ * order (POST /v1/sync). Each address contributes its own first `limit` records in the
+ * requested order (`asc`: scores above `from`; `desc`: newest first, scores below `from` when
+ * it is not 0); the union is then sorted by score in that order.
+ */
+export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): Promise<SyncRecord[]> {
+  checkScore(query.from);
+  checkLimit(query.limit, 'per-address limit');
+  const addresses = [...new Set(query.addresses)];
+  if (addresses.length === 0) return [];
+  const asc = query.order === 'asc';
+  const bound = asc || query.from !== 0n ? query.from : MAX_SCORE;
+  const direction = asc ? 'ASC' : 'DESC';
+  // One index range per address (transaction_addresses (address, score)), cut at the
+  // per-address limit; LIMIT NULL is no limit.
+  const rows = await q.query<SyncRow>(
+    `SELECT ${COLUMNS}
+       FROM (SELECT DISTINCT picked.txid
+               FROM unnest($1::text[]) AS wanted(address)
+               CROSS JOIN LATERAL (
+                 SELECT ta.txid FROM transaction_addresses ta
+                  WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $2
+                  ORDER BY ta.score ${direction}
+                  LIMIT $3::bigint
+               ) AS picked) AS concerned
+       JOIN transactions t ON t.txid = concerned.txid
+      ORDER BY t.score ${direction}`,
+    [addresses, bound, query.limit === 0 ? null : query.limit],
+  );
+  return rows.map(toSyncRecord);
+}
+
+/** The raw (final, cosigned) transaction of a feed record, or null when there is none. */
+/** The raw transactions of `txids` that the index holds, in one query; keyed by lower-case txid. */
+export async function rawTransactions(
+  q: Queryable,
+  txids: readonly string[],
+): Promise<Map<string, Uint8Array>> {
+  const found = new Map<string, Uint8Array>();
+  if (txids.length === 0) return found;
+  const rows = await q.query<{ txid: string; raw_tx: Uint8Array }>(
+    'SELECT txid, raw_tx FROM transactions WHERE txid = ANY($1::text[])',
+    [txids.map((txid) => txid.toLowerCase())],
+  );
+  for (const row of rows) found.set(row.txid, row.raw_tx);
+  return found;
+}
+
+export async function rawTransaction(q: Queryable, txid: string): Promise<Uint8Array | null> {
+  const rows = await q.query<{ raw_tx: Uint8Array }>('SELECT raw_tx FROM transactions WHERE txid = $1', [
+    txid.toLowerCase(),
+  ]);
+  return rows[0]?.raw_tx ?? null;
+}

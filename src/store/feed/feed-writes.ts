@@ -1,0 +1,158 @@
+// What the ledger's verdicts do to the index, set-based (one statement for a whole batch): a
+// transaction accepted, mined, reorged out or failed. Each changed change-feed record takes a new
+// score. The order is the one docs/adr/0001 asks for: every row these functions update is locked
+// (in a fixed order) BEFORE the score is drawn, and the draw is the statement that writes the
+// scored rows, the transaction's last: a writer holding the score lock must never wait for a
+// row lock, or it deadlocks with a submission that holds the row and waits for the score.
+import type { Queryable } from '../db/db.js';
+import { SCORE_DRAW, SCORE_LOCK_JOIN } from './score.js';
+
+export interface BlockPlace {
+  readonly height: number;
+  readonly idx: number;
+  readonly hash: string;
+  readonly time: number;
+}
+
+export interface RecordRow {
+  readonly txid: string;
+  readonly state: 'unconfirmed' | 'mined' | 'failed';
+  readonly blk_hash: string;
+  [column: string]: unknown;
+}
+
+/** Locks the change-feed records of `txids` (in txid order); answers them. */
+export async function lockRecords(tx: Queryable, txids: readonly string[]): Promise<RecordRow[]> {
+  if (txids.length === 0) return [];
+  return tx.query<RecordRow>(
+    'SELECT txid, state, blk_hash FROM transactions WHERE txid = ANY($1::text[]) ORDER BY txid FOR UPDATE',
+    [txids],
+  );
+}
+
+/**
+ * Txids of transactions that spend outputs of `txids`, and of their spenders, and so on: each
+ * with the transaction whose output it spends (a failed transaction fails all of them).
+ */
+export async function spenderClosure(
+  tx: Queryable,
+  txids: readonly string[],
+): Promise<{ txid: string; parent: string }[]> {
+  if (txids.length === 0) return [];
+  return tx.query<{ txid: string; parent: string }>(
+    `WITH RECURSIVE c(txid, parent) AS (
+       SELECT spent_by, txid FROM token_outputs WHERE txid = ANY($1::text[]) AND spent_by IS NOT NULL
+       UNION
+       SELECT o.spent_by, o.txid FROM token_outputs o JOIN c ON o.txid = c.txid WHERE o.spent_by IS NOT NULL)
+     SELECT txid, parent FROM c`,
+    [txids],
+  );
+}
+
+/**
+ * Locks, in a fixed order, the rows the scored write will update besides the records: the
+ * address rows of every record that changes. (Outputs keep the score they were recorded with:
+ * docs/adr/0003-outputs-keep-their-score.md.)
+ */
+export async function lockDependents(tx: Queryable, changed: readonly string[]): Promise<void> {
+  if (changed.length === 0) return;
+  await tx.query(
+    `WITH a AS (SELECT 1 FROM transaction_addresses WHERE txid = ANY($1::text[]) ORDER BY txid, address FOR UPDATE)
+     SELECT count(*) AS a FROM a`,
+    [changed],
+  );
+}
+
+/**
+ * The CTEs that release the reservations of the tickets whose ids `ids` (an SQL query) yields:
+ * their token inputs spent, no longer merely reserved, their funding outputs spent. Shared by
+ * releaseReservations and the tickets' write (ticket-writes.ts), which releases in its statement.
+ */
+export function releaseReservationsSql(ids: string): string {
+  return `released_inputs AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by IN (${ids}) RETURNING 1),
+          released_funding AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (${ids}) RETURNING 1)`;
+}
+
+/** The network accepted these tickets' transactions: their inputs are spent, no longer merely reserved. */
+export async function releaseReservations(tx: Queryable, ticketIds: readonly string[]): Promise<void> {
+  if (ticketIds.length === 0) return;
+  await tx.query(
+    `WITH ${releaseReservationsSql('SELECT unnest($1::uuid[])')}
+     SELECT (SELECT count(*) FROM released_inputs) AS t, (SELECT count(*) FROM released_funding) AS f`,
+    [ticketIds],
+  );
+}
+
+/**
+ * These transactions will never be mined: their token inputs are released, and their funding
+ * outputs if the network never took them; the outputs they would have created are removed. (Their
+ * records are marked failed by writeScoredRecords, with a new score.)
+ */
+export async function unwindFailed(
+  tx: Queryable,
+  failed: readonly { readonly ticketId: string; readonly txid: string }[],
+): Promise<void> {
+  if (failed.length === 0) return;
+  const txids = failed.map((f) => f.txid);
+  // Outputs of a failed transaction spent by another failed one are deleted below, not released.
+  // Only a funding output the network never took goes back to the pool: one it took ('spent')
+  // may now be spent by the rival that won a reorg, and offered again it would fail every
+  // transfer that picked it.
+  await tx.query(
+    `WITH t AS (UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL
+                 WHERE spent_by = ANY($1::text[]) AND NOT (txid = ANY($1::text[])) RETURNING 1),
+          f AS (UPDATE funding_outputs SET state = 'available', reserved_by = NULL
+                 WHERE reserved_by = ANY($2::uuid[]) AND state = 'reserved' RETURNING 1)
+     SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
+    [txids, failed.map((f) => f.ticketId)],
+  );
+  await tx.query('DELETE FROM token_outputs WHERE txid = ANY($1::text[])', [txids]);
+}
+
+export type RecordChange =
+  | { readonly txid: string; readonly kind: 'mined'; readonly block: BlockPlace }
+  | { readonly txid: string; readonly kind: 'unmined' | 'failed' };
+
+/**
+ * Takes the score lock, draws one score per changed record (strictly increasing in the order of
+ * `changes`) and writes each record with its score, and the score into its address rows: one
+ * statement, the last lock of the transaction (store/feed/score.ts, SCORE_LOCK_JOIN). The rows it
+ * updates were locked before (lockRecords, lockDependents), so its snapshot's age does not matter.
+ * Outputs keep the score they were recorded with (docs/adr/0003-outputs-keep-their-score.md).
+ * Returns the scores.
+ */
+export async function writeScoredRecords(
+  tx: Queryable,
+  changes: readonly RecordChange[],
+  now: Date,
+): Promise<bigint[]> {
+  if (changes.length === 0) return [];
+  const block = (c: RecordChange) =>
+    c.kind === 'mined' ? c.block : { height: 0, idx: 0, hash: '', time: 0 };
+  const rows = await tx.query<{ score: string }>(
+    `WITH u AS MATERIALIZED (
+       SELECT v.*, ${SCORE_DRAW} AS score
+         FROM (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[])
+                        WITH ORDINALITY AS x(txid, state, height, idx, hash, time, ord)
+                ORDER BY ord) v
+        ${SCORE_LOCK_JOIN}
+     ), t AS (
+       UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
+              blk_time = u.time, score = u.score, updated_at = $1
+         FROM u WHERE t.txid = u.txid
+     ), a AS (
+       UPDATE transaction_addresses a SET score = u.score FROM u WHERE a.txid = u.txid
+     )
+     SELECT score::text AS score FROM u ORDER BY ord`,
+    [
+      now,
+      changes.map((c) => c.txid),
+      changes.map((c) => (c.kind === 'mined' ? 'mined' : c.kind === 'unmined' ? 'unconfirmed' : 'failed')),
+      changes.map((c) => block(c).height),
+      changes.map((c) => block(c).idx),
+      changes.map((c) => block(c).hash),
+      changes.map((c) => String(block(c).time)),
+    ],
+  );
+  return rows.map((r) => BigInt(r.score));
+}

@@ -1,0 +1,58 @@
+// Change-feed scores (contract.md "Score"; docs/adr/0001-change-feed-score.md).
+//
+// A poller reads `WHERE score > last ORDER BY score` and remembers the highest score it saw.
+// That is only safe if a lower score can never become visible after a higher one: a plain
+// sequence does not give that, because transaction A may draw 5, transaction B draw 6 and
+// commit first; a poller then sees 6, moves on, and never sees 5.
+//
+// So scores are drawn under a transaction-scoped advisory lock: the lock is held until the
+// transaction commits (or rolls back), and PostgreSQL releases it only after the commit is
+// visible. Writers therefore draw scores one after another, and the next writer draws only
+// once the previous one's rows are visible: scores become visible in increasing order.
+// Rolled-back transactions leave gaps, which pollers do not mind.
+//
+// The price is that writers serialise on the lock from the draw to commit. Hence the rule:
+// call nextScores() as the LAST step of the transaction (then write the rows that carry the
+// scores, and commit), with no slow work or waiting on other locks after it.
+//
+// On PGlite, transactions already run one at a time; the lock costs nothing there.
+import { holdTransactionLock } from '../db/advisory-lock.js';
+import type { Queryable } from '../db/db.js';
+
+/** Advisory lock key serialising score draws (any constant unique to this use). */
+export const SCORE_LOCK_KEY = 7_364_821_002;
+
+/**
+ * Draws `count` new scores, strictly increasing, for rows written by the calling
+ * transaction. `tx` must be a transaction handle (from db.transaction), never the pool.
+ */
+export async function nextScores(tx: Queryable, count: number): Promise<bigint[]> {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`invalid score count ${count}`);
+  if (count === 0) return [];
+  await lockScores(tx);
+  const rows = await tx.query<{ score: string }>(
+    "SELECT nextval('change_score_seq') AS score FROM generate_series(1, $1::int) ORDER BY 1",
+    [count],
+  );
+  return rows.map((row) => BigInt(row.score));
+}
+
+/**
+ * Takes the score lock, held to commit: the draw that follows (nextScores) must come next.
+ */
+export async function lockScores(tx: Queryable): Promise<void> {
+  await holdTransactionLock(tx, SCORE_LOCK_KEY);
+}
+
+/**
+ * For a statement that takes the score lock and draws its scores itself (one round trip less
+ * than lockScores + nextScores; store/feed/feed-records.ts, store/feed/feed-writes.ts): the rows to score,
+ * in their order, CROSS JOINed with SCORE_LOCK_JOIN, each drawing SCORE_DRAW. Every scored row is
+ * a row joined with the one row of `pg_advisory_xact_lock`, so no score is drawn before the lock
+ * is held. The statement's snapshot predates the lock: it may only insert rows, or update rows its
+ * transaction locked before. It is the transaction's last lock, as for nextScores.
+ */
+export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock(${SCORE_LOCK_KEY})) AS score_lock`;
+
+/** One new score, drawn as a row of a statement joined with SCORE_LOCK_JOIN is made. */
+export const SCORE_DRAW = "nextval('change_score_seq')";

@@ -1,0 +1,197 @@
+// The write that accepts transfers: a batch of cosigned submissions in one database transaction,
+// with set-based statements (docs/adr/0002-batched-write-path.md). Per submission: the ticket,
+// the reservation of its token inputs and of its leased funding output, its first callback
+// event, its change-feed record and new token outputs. Conflicts are settled per submission
+// without failing the batch: a submission whose inputs another transaction took meanwhile, or
+// whose funding lease was lost, is taken back out inside the transaction and gets its verdict.
+// The caller settles conflicts inside the batch before (no two submissions here share an input
+// or a submitted txid).
+import { ticketJson } from '../../domain/ticket.js';
+import type { Queryable } from '../db/db.js';
+import { insertScoredFeedRecords, type NewTokenOutput } from '../feed/feed-records.js';
+import { ticketIdsBySubmittedTxid } from '../tickets/ticket-queries.js';
+import { appendTicketEvents } from '../tickets/ticket-writes.js';
+import { claimSubmissions } from './submission-claims.js';
+
+export type { NewTokenOutput } from '../feed/feed-records.js';
+
+export interface Outpoint {
+  readonly txid: string;
+  readonly vout: number;
+}
+
+export interface Submission {
+  readonly ticketId: string;
+  readonly txid: string;
+  readonly submittedTxid: string;
+  readonly rawTx: Uint8Array;
+  readonly inputs: readonly Outpoint[];
+  readonly funding: Outpoint;
+  /** Who holds the funding output's lease: the api process that cosigned with it. */
+  readonly leaseOwner: string;
+  readonly outputs: readonly NewTokenOutput[];
+  readonly senders: readonly string[];
+  readonly receivers: readonly string[];
+  readonly callbackUrl: string | null;
+  readonly callbackSecretEnc: Uint8Array | null;
+  readonly apiKeyId: string | null;
+  readonly now: Date;
+  /** When the tracker first looks at the ticket, should its broadcast not settle it first. */
+  readonly firstCheckAt: Date;
+}
+
+/** What became of one submission of a batch. */
+export type SubmissionVerdict =
+  | { readonly kind: 'created' }
+  /** The same transaction was submitted before: its ticket. */
+  | { readonly kind: 'duplicate'; readonly ticketId: string }
+  /** An input was taken by another transaction meanwhile. */
+  | { readonly kind: 'conflict'; readonly code: 'INPUT_LOCKED' | 'INPUT_SPENT'; readonly detail: string }
+  /** Its funding output's lease was lost (expired and leased elsewhere): cosign again with another. */
+  | { readonly kind: 'funding-lost' };
+
+const key = (o: Outpoint) => `${o.txid}_${o.vout}`;
+
+export async function writeSubmissions(
+  tx: Queryable,
+  batch: readonly Submission[],
+  /** Until when a funding output given back to its lease owner (a loser's) stays leased. */
+  leaseUntil: Date,
+): Promise<SubmissionVerdict[]> {
+  const verdicts = new Map<string, SubmissionVerdict>();
+  if (batch.length === 0) return [];
+
+  // 1-3. Tickets, token inputs and funding outputs claimed in one statement (submission-claims.ts).
+  const { inserted, reservedCount, funded } = await claimSubmissions(tx, batch);
+  const skipped = batch.filter((s) => !inserted.has(s.ticketId));
+  if (skipped.length > 0) {
+    const bySubmitted = await ticketIdsBySubmittedTxid(
+      tx,
+      skipped.map((s) => s.submittedTxid),
+    );
+    for (const s of skipped) {
+      const earlier = bySubmitted.get(s.submittedTxid);
+      verdicts.set(
+        s.ticketId,
+        earlier === undefined
+          ? {
+              kind: 'conflict',
+              code: 'INPUT_LOCKED',
+              detail: 'an input of this transfer was locked in a previous transaction attempt',
+            }
+          : { kind: 'duplicate', ticketId: earlier },
+      );
+    }
+  }
+  const live = batch.filter((s) => inserted.has(s.ticketId));
+  if (live.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
+
+  // 4. Losers come back out: their reservations undone, their tickets deleted.
+  const inputsLost = live.filter((s) => (reservedCount.get(s.ticketId) ?? 0) !== s.inputs.length);
+  const lostInputs = new Set(inputsLost);
+  const fundingLost = live.filter((s) => !funded.has(s.ticketId) && !lostInputs.has(s));
+  const losers = new Set([...inputsLost, ...fundingLost]);
+  if (losers.size > 0) {
+    const ids = [...losers].map((s) => s.ticketId);
+    await tx.query(
+      'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE reserved_by = ANY($1::uuid[])',
+      [ids],
+    );
+    // Each loser's funding output goes back to its own lease owner (batches from the writer
+    // hold several api processes' submissions).
+    const lost = [...losers];
+    await tx.query(
+      `UPDATE funding_outputs f SET state = 'available', reserved_by = NULL, lease_owner = u.owner, lease_until = $3
+         FROM unnest($1::uuid[], $2::text[]) AS u(ticket, owner)
+        WHERE f.reserved_by = u.ticket AND f.state = 'reserved'`,
+      [lost.map((s) => s.ticketId), lost.map((s) => s.leaseOwner), leaseUntil],
+    );
+    await tx.query('DELETE FROM tickets WHERE id = ANY($1::uuid[])', [ids]);
+    for (const s of fundingLost) verdicts.set(s.ticketId, { kind: 'funding-lost' });
+    for (const [id, verdict] of await inputConflicts(tx, inputsLost)) verdicts.set(id, verdict);
+  }
+  const winners = live.filter((s) => !losers.has(s));
+  for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
+  if (winners.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
+
+  // 5. First callback events, then the score lock (the last lock taken), the scores and the rows.
+  await appendTicketEvents(
+    tx,
+    winners
+      .filter((s) => s.callbackUrl !== null)
+      .map((s) => ({ ticketId: s.ticketId, payload: ticketJson(ticketOf(s)) })),
+    winners.at(-1)!.now,
+  );
+  await insertScoredFeedRecords(
+    tx,
+    winners.map((s) => ({
+      txid: s.txid,
+      rawTx: s.rawTx,
+      senders: s.senders,
+      receivers: s.receivers,
+      outputs: s.outputs,
+      state: 'unconfirmed' as const,
+      now: s.now,
+    })),
+  );
+  return batch.map((s) => verdicts.get(s.ticketId)!);
+}
+
+const ticketOf = (s: Submission) => ({
+  id: s.ticketId,
+  txid: s.txid,
+  rawTx: s.rawTx,
+  status: 'BROADCASTING' as const,
+  callbackUrl: s.callbackUrl,
+  errors: null,
+  createdAt: s.now,
+  updatedAt: s.now,
+});
+
+/** Why each loser lost: an input a live ticket holds (locked), or one spent or gone (spent). */
+async function inputConflicts(
+  tx: Queryable,
+  lost: readonly Submission[],
+): Promise<Map<string, SubmissionVerdict>> {
+  const result = new Map<string, SubmissionVerdict>();
+  if (lost.length === 0) return result;
+  const outpoints = lost.flatMap((s) => s.inputs);
+  const rows = await tx.query<{
+    txid: string;
+    vout: number;
+    spent_by: string | null;
+    reserved_by: string | null;
+  }>(
+    `SELECT o.txid, o.vout, o.spent_by, o.reserved_by::text AS reserved_by
+       FROM unnest($1::text[], $2::int[]) AS u(txid, vout) JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout`,
+    [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
+  );
+  const state = new Map(
+    rows.map((r) => [key(r), r.reserved_by !== null ? 'reserved' : r.spent_by !== null ? 'spent' : 'free']),
+  );
+  for (const s of lost) {
+    let verdict: SubmissionVerdict = {
+      kind: 'conflict',
+      code: 'INPUT_LOCKED',
+      detail: 'an input of this transfer was locked in a previous transaction attempt',
+    };
+    for (const input of s.inputs) {
+      const outpoint = key(input);
+      const now = state.get(outpoint);
+      if (now === 'reserved') {
+        verdict = {
+          kind: 'conflict',
+          code: 'INPUT_LOCKED',
+          detail: `outpoint ${outpoint} was locked in a previous transaction attempt`,
+        };
+        break;
+      }
+      if (now === 'spent' || now === undefined) {
+        verdict = { kind: 'conflict', code: 'INPUT_SPENT', detail: `outpoint ${outpoint} already spent` };
+        break;
+      }
+    }
+    result.set(s.ticketId, verdict);
+  }
+  return result;
+}

@@ -1,0 +1,42 @@
+// A tickets row as read from the table, and the domain Ticket it stands for.
+import type { Ticket } from '../../domain/ticket.js';
+import type { TicketStatus } from '../../domain/ticket-state.js';
+
+/** A ticket's columns but its transaction's bytes. */
+export const TICKET_COLUMNS_BUT_RAW_TX =
+  'id, txid, status, callback_url, errors, created_at, updated_at, api_key_id';
+
+/** The columns every ticket read selects. */
+export const TICKET_COLUMNS = `${TICKET_COLUMNS_BUT_RAW_TX}, raw_tx`;
+
+export interface TicketRow {
+  id: string;
+  txid: string;
+  raw_tx: Uint8Array;
+  status: TicketStatus;
+  callback_url: string | null;
+  errors: string | null;
+  created_at: Date;
+  updated_at: Date;
+  api_key_id: string | null;
+  [column: string]: unknown;
+}
+
+/** A ticket as stored: the domain's Ticket plus the API key that submitted it (null: none). */
+export interface TicketRecord extends Ticket {
+  readonly apiKeyId: string | null;
+}
+
+export function ticketFromRow(row: TicketRow): TicketRecord {
+  return {
+    id: row.id,
+    txid: row.txid,
+    rawTx: row.raw_tx,
+    status: row.status,
+    callbackUrl: row.callback_url,
+    errors: row.errors,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    apiKeyId: row.api_key_id,
+  };
+}

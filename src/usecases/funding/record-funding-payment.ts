@@ -1,0 +1,101 @@
+// The operator's payment into the funding pool: any transaction paying the funding address.
+// The operator names it by txid (POST /v2/admin/funding/payments, `tokenproxy fund --txid`);
+// the raw transaction comes from the ledger, or from the operator when the ledger serves no raw
+// transactions (ARC serves only those this process broadcast) and then only when the ledger
+// knows the txid. Every output paying the funding key's P2PKH script becomes reserve, which the
+// pool refill splits. Recording is idempotent: an output already recorded (as reserve or as a
+// pool output) is not recorded again.
+import { Transaction, Utils } from '@bsv/sdk';
+import { txidOf } from '../../crypto/txid.js';
+import { DomainError } from '../../domain/domain-error.js';
+import { bytesEqual } from '../../domain/script-chunks.js';
+import { checkTxShape } from '../../domain/tx-shape.js';
+import { type Ledger, LedgerUnavailableError } from '../../ledger/port.js';
+import type { Db } from '../../store/db/db.js';
+import { poolVoutsOf } from '../../store/funding/funding-pool.js';
+import { addReserveOutputs, type ReserveOutput } from '../../store/funding/funding-reserve.js';
+
+export interface FundingPaymentDeps {
+  readonly db: Db;
+  readonly ledger: Ledger;
+  /** The funding key's P2PKH locking script. */
+  readonly fundingScript: Uint8Array;
+  readonly now: () => Date;
+}
+
+export interface FundingPaymentResult {
+  readonly txid: string;
+  /** Every output of the transaction paying the funding address. */
+  readonly outputs: readonly ReserveOutput[];
+  /** Those recorded now (empty when the payment had been recorded before). */
+  readonly recorded: readonly ReserveOutput[];
+}
+
+/** Outputs of `raw` locked to `script` (the transaction parsed whole, trailing bytes refused). */
+export function outputsPaying(raw: Uint8Array, script: Uint8Array): { vout: number; satoshis: bigint }[] {
+  const shape = checkTxShape(raw);
+  if (!shape.ok) throw new DomainError('INVALID_TX', `transaction does not parse: ${shape.reason}`);
+  let tx: Transaction;
+  try {
+    const reader = new Utils.ReaderUint8Array(raw);
+    tx = Transaction.fromReader(reader);
+    if (reader.pos !== raw.length) throw new Error('trailing bytes after the transaction');
+  } catch (err) {
+    throw new DomainError(
+      'INVALID_TX',
+      `transaction does not parse: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  return tx.outputs.flatMap((output, vout) =>
+    bytesEqual(output.lockingScript.toUint8Array(), script)
+      ? [{ vout, satoshis: BigInt(output.satoshis ?? 0) }]
+      : [],
+  );
+}
+
+async function rawOf(ledger: Ledger, txid: string, given: Uint8Array | undefined): Promise<Uint8Array> {
+  try {
+    const known = await ledger.rawTransaction(txid);
+    if (known !== null) return known;
+    if (given === undefined) {
+      throw new DomainError('TX_NOT_FOUND', `the ledger does not know transaction ${txid}`);
+    }
+    if (txidOf(given) !== txid) throw new DomainError('INVALID_TX', `rawtx is not transaction ${txid}`);
+    const status = await ledger.status(txid);
+    if (status.kind !== 'mempool' && status.kind !== 'mined') {
+      throw new DomainError(
+        'TX_NOT_FOUND',
+        `the ledger does not hold transaction ${txid} (${status.kind}): broadcast it first`,
+      );
+    }
+    return given;
+  } catch (err) {
+    if (err instanceof LedgerUnavailableError) throw new DomainError('LEDGER_UNAVAILABLE', err.message);
+    throw err;
+  }
+}
+
+export async function recordFundingPayment(
+  deps: FundingPaymentDeps,
+  txid: string,
+  rawtx?: Uint8Array,
+): Promise<FundingPaymentResult> {
+  const raw = await rawOf(deps.ledger, txid, rawtx);
+  const paying = outputsPaying(raw, deps.fundingScript)
+    .filter((o) => o.satoshis > 0n)
+    .map((o) => ({ txid, ...o }));
+  if (paying.length === 0) {
+    throw new DomainError('NO_FUNDING_OUTPUT', `transaction ${txid} pays nothing to the funding address`);
+  }
+  const recorded = await deps.db.transaction(async (q) => {
+    // The pool's own outputs (a split's) are never reserve.
+    const inPool = await poolVoutsOf(q, txid);
+    return addReserveOutputs(
+      q,
+      paying.filter((o) => !inPool.has(o.vout)),
+      'payment',
+      deps.now(),
+    );
+  });
+  return { txid, outputs: paying, recorded };
+}

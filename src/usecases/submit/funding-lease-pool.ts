@@ -1,0 +1,163 @@
+// This process's share of the funding pool: outputs leased in bulk ahead of demand
+// (store/funding/funding-leases.ts), so that a transfer picks its funding input in memory before it is
+// cosigned, and its submission batch reserves it at commit. The share follows demand: it keeps
+// about two seconds' worth of recent use (at least a few, at most `maxLeased`), tops up in the
+// background when it runs low, and on every keeping tick renews its leases, forgets any it lost
+// and gives back what it holds beyond twice its need (so that other processes get their share
+// when demand moves). A transfer that needs more than any leased output leases one of its size
+// at once. On close, every lease goes back.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../process/logger.js';
+import type { Db } from '../../store/db/db.js';
+import type { FundingOutputRow } from '../../store/funding/funding-leases.js';
+import {
+  leaseFundingOutputs,
+  releaseFundingLeases,
+  releaseSomeFundingLeases,
+  renewFundingLeases,
+} from '../../store/funding/funding-leases.js';
+
+export interface FundingLeaseSettings {
+  /** How long a lease lasts unless renewed. */
+  readonly leaseMs: number;
+  /** How often leases are renewed and the share fitted to demand. */
+  readonly keepEveryMs: number;
+  /** Fewest outputs kept leased once there is demand. */
+  readonly minLeased: number;
+  /** Most outputs kept leased. */
+  readonly maxLeased: number;
+}
+
+export interface FundingLeasePool {
+  /** The lease owner's name in the database (unique per process). */
+  readonly owner: string;
+  /** The smallest leased output of at least `minSatoshis`, taken out of the pool; null: none to be had. */
+  take(minSatoshis: bigint): Promise<FundingOutputRow | null>;
+  /** An output taken but not used (its transfer was refused before commit) comes back. */
+  giveBack(output: FundingOutputRow): void;
+  /** Outputs leased and not taken. */
+  size(): number;
+  /** Renews the leases now and forgets those lost (after a submission found its lease gone). */
+  resync(): Promise<void>;
+  /** Gives every lease back and stops renewing. */
+  close(): Promise<void>;
+}
+
+export function createFundingLeasePool(deps: {
+  readonly db: Db;
+  readonly now: () => Date;
+  readonly log: Logger;
+  readonly settings: FundingLeaseSettings;
+}): FundingLeasePool {
+  const { settings } = deps;
+  const owner = `lease-${randomUUID()}`;
+  /** Leased outputs not taken, smallest first. */
+  let free: FundingOutputRow[] = [];
+  let closed = false;
+  const taken: number[] = []; // times (ms) of recent takes, for the demand estimate
+  const lease = () => {
+    const now = deps.now();
+    return { owner, now, until: new Date(now.getTime() + settings.leaseMs) };
+  };
+
+  const wanted = (): number => {
+    const now = Date.now();
+    while (taken.length > 0 && taken[0]! < now - 1000) taken.shift();
+    return Math.min(settings.maxLeased, Math.max(settings.minLeased, 2 * taken.length));
+  };
+
+  const insert = (output: FundingOutputRow) => {
+    let at = free.findIndex((o) => o.satoshis >= output.satoshis);
+    if (at < 0) at = free.length;
+    free.splice(at, 0, output);
+  };
+
+  const leaseMore = async (): Promise<void> => {
+    try {
+      const missing = wanted() - free.length;
+      if (missing > 0 && !closed)
+        for (const o of await leaseFundingOutputs(deps.db, lease(), missing)) insert(o);
+    } catch (err) {
+      deps.log.warn({ err }, 'leasing funding outputs failed');
+    }
+  };
+  const topUp = oneAtATime(leaseMore);
+
+  const renewAndFit = async (): Promise<void> => {
+    try {
+      const held = await renewFundingLeases(deps.db, owner, lease().until);
+      free = free.filter((o) => held.has(`${o.txid}_${o.vout}`));
+      const surplus = free.length - 2 * wanted();
+      if (surplus > 0) {
+        const back = free.splice(free.length - surplus, surplus);
+        await releaseSomeFundingLeases(deps.db, owner, back);
+      }
+    } catch (err) {
+      deps.log.warn({ err }, 'renewing funding leases failed');
+    }
+  };
+  const keep = oneAtATime(renewAndFit);
+  const keeper = setInterval(() => {
+    if (free.length > 0) void keep();
+  }, settings.keepEveryMs);
+  keeper.unref();
+
+  const pick = (minSatoshis: bigint): FundingOutputRow | null => {
+    const at = free.findIndex((o) => o.satoshis >= minSatoshis);
+    if (at < 0) return null;
+    const [output] = free.splice(at, 1);
+    if (free.length < wanted() / 2) void topUp();
+    return output!;
+  };
+
+  return {
+    owner,
+    async take(minSatoshis) {
+      if (closed) return null;
+      taken.push(Date.now());
+      for (let round = 0; round < 3; round++) {
+        const ready = pick(minSatoshis);
+        if (ready !== null) return ready;
+        const before = free.length;
+        await topUp();
+        if (free.length === before) break;
+      }
+      const ready = pick(minSatoshis);
+      if (ready !== null) return ready;
+      // Nothing leased is large enough: lease one of this size now.
+      const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
+      return one ?? null;
+    },
+    giveBack(output) {
+      if (!closed) insert(output);
+    },
+    size: () => free.length,
+    resync: keep,
+    async close() {
+      closed = true;
+      clearInterval(keeper);
+      await topUp.running();
+      await keep.running();
+      free = [];
+      await releaseFundingLeases(deps.db, owner).catch((err) =>
+        deps.log.warn({ err }, 'giving funding leases back failed; they expire by themselves'),
+      );
+    },
+  };
+}
+
+/**
+ * `work` run one at a time: a call while it runs joins that run. The run is forgotten in a
+ * `finally` a tick after it settles: clearing it inside `work` would happen before it is stored
+ * when `work` finishes without awaiting, and then it would never run again.
+ */
+function oneAtATime(work: () => Promise<void>): { (): Promise<void>; running(): Promise<void> } {
+  let current: Promise<void> | null = null;
+  const run = () => {
+    current ??= work().finally(() => {
+      current = null;
+    });
+    return current;
+  };
+  return Object.assign(run, { running: () => current ?? Promise.resolve() });
+}

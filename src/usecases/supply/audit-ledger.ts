@@ -1,0 +1,102 @@
+// `tokenproxy audit`: recompute token outputs, balances and supply from the raw bytes of the
+// change feed's transactions (failed ones left out, as the index leaves them out) and
+// compare with the token_outputs index; and compare the balances kept per address (what
+// `POST /v2/balance` answers) with the index's sums. Any difference is reported.
+import {
+  type AuditDifference,
+  type AuditOutput,
+  type AuditToken,
+  balancesOf,
+  compareOutputs,
+  recomputeOutputs,
+  type SupplySplit,
+  supplyOf,
+} from '../../domain/ledger-audit.js';
+import type { Ledger, TxStatus } from '../../ledger/port.js';
+import type { Queryable } from '../../store/db/db.js';
+import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../../store/operator/audit-reads.js';
+import { type BalanceDrift, keptBalanceDrift } from '../../store/wallets/address-balances.js';
+
+/** A transaction the service gave up on (FAILED, inputs released) that the ledger holds anyway. */
+export interface FailedOnLedger {
+  readonly txid: string;
+  readonly status: 'mempool' | 'mined';
+  readonly height: number | null;
+}
+
+export interface AuditReport {
+  readonly transactions: number;
+  readonly outputs: number;
+  readonly supply: { readonly index: SupplySplit; readonly recomputed: SupplySplit };
+  readonly balanceDifferences: readonly {
+    readonly address: string;
+    readonly index: bigint;
+    readonly recomputed: bigint;
+  }[];
+  readonly outputDifferences: readonly AuditDifference[];
+  /** Kept balances (what wallets are answered) that differ from the sum of the index's outputs. */
+  readonly keptBalanceDifferences: readonly BalanceDrift[];
+  /** Failed transactions the ledger holds after all (asked only when a ledger is given). */
+  readonly failedOnLedger: readonly FailedOnLedger[];
+  readonly ok: boolean;
+}
+
+export async function auditLedger(
+  db: Queryable,
+  token: AuditToken,
+  ledger?: Pick<Ledger, 'status'>,
+): Promise<AuditReport> {
+  const txs = await liveRawTransactions(db);
+  const recomputed = recomputeOutputs(txs, token.tokenId);
+  const index = new Map<string, AuditOutput>();
+  for (const o of await liveIndexedOutputs(db)) {
+    index.set(`${o.txid}_${o.vout}`, { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent });
+  }
+  const outputDifferences = compareOutputs(index, recomputed);
+  const a = balancesOf(index);
+  const b = balancesOf(recomputed);
+  const balanceDifferences = [...new Set([...a.keys(), ...b.keys()])]
+    .sort()
+    .filter((address) => (a.get(address) ?? 0n) !== (b.get(address) ?? 0n))
+    .map((address) => ({ address, index: a.get(address) ?? 0n, recomputed: b.get(address) ?? 0n }));
+  const supply = { index: supplyOf(index, token), recomputed: supplyOf(recomputed, token) };
+  const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
+    (k) => supply.index[k] === supply.recomputed[k],
+  );
+  const keptBalanceDifferences = await keptBalanceDrift(db);
+  const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
+  return {
+    transactions: txs.length,
+    outputs: recomputed.size,
+    supply,
+    balanceDifferences,
+    outputDifferences,
+    keptBalanceDifferences,
+    failedOnLedger,
+    ok:
+      outputDifferences.length === 0 &&
+      balanceDifferences.length === 0 &&
+      keptBalanceDifferences.length === 0 &&
+      sameSupply &&
+      failedOnLedger.length === 0,
+  };
+}
+
+/**
+ * Failed transactions were cosigned and handed back before the ledger refused them (or the
+ * tracker gave up): their inputs are released in the index. Whoever holds one may still get
+ * it mined; the index then shows spent inputs as unspent and lacks its outputs.
+ */
+async function failedButHeld(db: Queryable, ledger: Pick<Ledger, 'status'>): Promise<FailedOnLedger[]> {
+  const failed = await failedTxids(db);
+  const held: FailedOnLedger[] = [];
+  for (let i = 0; i < failed.length; i += 16) {
+    const batch = failed.slice(i, i + 16);
+    const statuses: TxStatus[] = await Promise.all(batch.map((txid) => ledger.status(txid)));
+    statuses.forEach((status, j) => {
+      if (status.kind === 'mined') held.push({ txid: batch[j]!, status: 'mined', height: status.height });
+      else if (status.kind === 'mempool') held.push({ txid: batch[j]!, status: 'mempool', height: null });
+    });
+  }
+  return held;
+}

@@ -1,0 +1,89 @@
+// A transfer the service builds out of an address whose key it holds (the mint treasury, the fee
+// address): enough of its outputs, the requested outputs, change back to it, signed as a wallet
+// signs (ALL|ANYONECANPAY|FORKID), then the same pipeline as every wallet's transfer.
+import { Transaction } from '@bsv/sdk';
+import { lockingScriptOf } from '../../crypto/script-objects.js';
+import { pubKeyHashOf } from '../../domain/address.js';
+import { DomainError } from '../../domain/domain-error.js';
+import { signOwnerInputs } from '../../domain/sign-owner.js';
+import { buildTokenScript } from '../../domain/token-script.js';
+import { type UnspentOutput, unspentOutputs } from '../../store/wallets/wallet-queries.js';
+import type { ServiceContext } from '../context.js';
+import { submitTransfer } from '../submit/submit-transfer.js';
+
+export interface HeldOutput {
+  readonly op: 'transfer' | 'burn';
+  readonly to: string;
+  readonly amount: bigint;
+}
+
+export interface HeldTransfer {
+  /** The held address the tokens come out of, and its private key. */
+  readonly from: string;
+  readonly key: Uint8Array;
+  readonly outputs: readonly HeldOutput[];
+}
+
+export interface HeldTransferResult {
+  readonly ticketId: string;
+  readonly txid: string;
+}
+
+export async function sendFromHeldAddress(
+  ctx: ServiceContext,
+  req: HeldTransfer,
+): Promise<HeldTransferResult> {
+  const { token } = ctx;
+  const amount = req.outputs.reduce((sum, o) => sum + o.amount, 0n);
+  if (req.outputs.some((o) => o.amount <= 0n))
+    throw new DomainError('INVALID_AMOUNT', 'the amount must be positive');
+  const chosen = await pickOutputs(ctx, req.from, amount);
+  const total = chosen.reduce((sum, o) => sum + o.amount, 0n);
+
+  const tx = new Transaction(1, [], [], 0);
+  for (const o of chosen)
+    tx.addInput({ sourceTXID: o.txid, sourceOutputIndex: o.vout, sequence: 0xffffffff });
+  const output = (op: 'transfer' | 'burn', address: string, amt: bigint) => {
+    const ownerPkh = pubKeyHashOf(address);
+    if (ownerPkh === null) throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${address}`);
+    const script = buildTokenScript({
+      inscription: { op, id: token.tokenId, amt },
+      ownerPkh,
+      approver: token.approver,
+    });
+    return { satoshis: 1, lockingScript: lockingScriptOf(script) };
+  };
+  for (const o of req.outputs) tx.addOutput(output(o.op, o.to, o.amount));
+  if (total > amount) tx.addOutput(output('transfer', req.from, total - amount));
+  signOwnerInputs(
+    tx,
+    chosen.map((o) => ({ lockingScript: o.script, satoshis: o.satoshis })),
+    req.key,
+  );
+  const submitted = await submitTransfer(ctx, {
+    raw: tx.toUint8Array(),
+    callbackUrl: null,
+    callbackSecretEnc: null,
+    apiKeyId: null,
+  });
+  const outcome = await submitted.broadcast;
+  if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
+  return { ticketId: submitted.ticketId, txid: submitted.txid };
+}
+
+/** Oldest spendable outputs of `address` until they cover `amount`. */
+async function pickOutputs(ctx: ServiceContext, address: string, amount: bigint): Promise<UnspentOutput[]> {
+  const chosen: UnspentOutput[] = [];
+  let total = 0n;
+  for (let page = 1; total < amount; page++) {
+    const outputs = await unspentOutputs(ctx.db, { addresses: [address], page, size: 100, order: 'asc' });
+    if (outputs.length === 0)
+      throw new DomainError('INVALID_AMOUNT', `${address} holds ${total}, less than ${amount}`);
+    for (const o of outputs) {
+      if (total >= amount) break;
+      chosen.push(o);
+      total += o.amount;
+    }
+  }
+  return chosen;
+}
