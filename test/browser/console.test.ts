@@ -66,7 +66,8 @@ describe('operator console in Chromium', { skip: skipWithoutChromium }, () => {
     });
     page.on('response', (res) => {
       const path = new URL(res.url()).pathname;
-      if (res.status() === 404 && path !== '/favicon.ico') problems.push(`404: ${path}`);
+      // The icon too: a browser asks for /favicon.ico on every page.
+      if (res.status() === 404) problems.push(`404: ${path}`);
       if (res.status() >= 500) problems.push(`${res.status()}: ${path}`);
     });
   });
@@ -232,7 +233,13 @@ describe('operator console in Chromium', { skip: skipWithoutChromium }, () => {
       listed.frozen.map((f) => f.address),
       [holder.address],
     );
-    assert.equal(await row.locator('td').nth(3).textContent(), listed.frozen[0]!.frozenBy);
+    // "By" names the admin key (its id on hover), not its UUID.
+    const keys = await api<{ keys: { id: string; name: string }[] }>('GET', '/v2/admin/keys');
+    const by = keys.keys.find((k) => k.id === listed.frozen[0]!.frozenBy)!;
+    assert.ok(by, 'the freezing key is listed');
+    await row.locator('td').nth(3).filter({ hasText: by.name }).waitFor();
+    assert.equal(await row.locator('td').nth(3).textContent(), by.name);
+    assert.equal(await row.locator('td').nth(3).getAttribute('title'), by.id);
     await page.locator('#freeze-events tr[data-action="freeze"]').waitFor();
     const minted = await http(t.url, 'POST', '/v2/admin/mint', {
       key: t.adminKey,
@@ -267,6 +274,37 @@ describe('operator console in Chromium', { skip: skipWithoutChromium }, () => {
       ],
     );
     await shot('unfrozen');
+  });
+
+  it('with no delivery yet, the 24 h delivery charts span the day, not a second', async () => {
+    const d = await api<{ attempts: number; history: { points: { at: number }[] } }>(
+      'GET',
+      '/v2/admin/console/deliveries',
+    );
+    assert.equal(d.attempts, 0, 'this service delivered nothing');
+    assert.ok(d.history.points[0]!.at <= Date.now() / 1000 - 23 * 3600, 'the trend starts a day ago');
+    const ticks = (await page.evaluate(
+      `[...document.querySelectorAll('#deliveries-charts text.x-tick')].map((n) => n.textContent)`,
+    )) as string[];
+    assert.ok(ticks.length >= 4, ticks.join(' '));
+    for (const tick of ticks) assert.match(tick, /^\d\d:\d\d$/, `an hour of the day, not seconds: ${ticks}`);
+  });
+
+  it('at 390 px the API keys table scrolls inside its panel', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const box = (await page.evaluate(`(() => {
+        const panel = document.getElementById('keys-panel').getBoundingClientRect();
+        const table = document.querySelector('#keys-panel table');
+        return { panelHeight: panel.height, panelRight: panel.right, scroll: table.scrollWidth, client: table.clientWidth };
+      })()`)) as { panelHeight: number; panelRight: number; scroll: number; client: number };
+      assert.ok(box.panelHeight < 700, `the keys panel is ${box.panelHeight}px tall`);
+      assert.ok(box.panelRight <= 390, 'the panel stays on the screen');
+      assert.ok(box.scroll > box.client, `the table scrolls (${box.scroll} > ${box.client})`);
+      await page.locator('#keys-panel').screenshot({ path: join(ARTIFACTS, 'keys-phone.png') });
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 1000 });
+    }
   });
 
   it('signs out, and the page loaded without errors or CSP violations', async () => {

@@ -23,6 +23,7 @@ const UNDOCUMENTED = new Set([
   'GET /console',
   'GET /console/app.js',
   'GET /console/app.css',
+  'GET /favicon.ico',
 ]);
 
 /** `METHOD /path/{param}` for every route in Fastify's printed route tree (HEAD left out). */

@@ -377,5 +377,11 @@ describe('console read models (e2e)', () => {
     const css = await http(t.url, 'GET', '/console/app.css');
     assert.equal(css.status, 200);
     assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
+    const icon = await fetch(`${t.url}/favicon.ico`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/x-icon');
+    const bytes = Buffer.from(await icon.arrayBuffer());
+    assert.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], 'an ICO header');
+    assert.equal(bytes.readUInt16LE(4), 1, 'one image');
   });
 });

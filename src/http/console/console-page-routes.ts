@@ -1,10 +1,12 @@
-// Serves the operator console: the page (GET /console), its script and its style sheet, all
+// Serves the operator console: the page (GET /console), its script, its style sheet and the
+// site's icon (GET /favicon.ico), all
 // public (the page holds no data; the admin JSON routes behind it ask for the key). Hidden from
 // the OpenAPI document like /docs. The CSP allows only same-origin script, style and fetch, and
 // no framing (also X-Frame-Options: DENY).
 import type { FastifyReply } from 'fastify';
 import type { AppInstance } from '../app.js';
 import { CONSOLE_SCRIPT } from './app-script.js';
+import { FAVICON_ICO } from './favicon.js';
 import { CONSOLE_PAGE } from './page.js';
 import { CHART_CSS, CONSOLE_CSS } from './styles.js';
 
@@ -12,7 +14,7 @@ export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function send(reply: FastifyReply, type: string, body: string) {
+function send(reply: FastifyReply, type: string, body: string | Buffer) {
   return reply
     .type(type)
     .header('content-security-policy', CONSOLE_CSP)
@@ -36,5 +38,7 @@ export function consolePageRoutes() {
     app.get('/console/app.css', hidden, async (_request, reply) =>
       send(reply, 'text/css; charset=utf-8', css),
     );
+    // Browsers ask every page's origin for it: an icon, not a 404 in the logs and the metrics.
+    app.get('/favicon.ico', hidden, async (_request, reply) => send(reply, 'image/x-icon', FAVICON_ICO));
   };
 }

@@ -31,7 +31,7 @@ function renderFreezes(f) {
     const row = el('tr', { 'data-address': z.address },
       el('td', {}, el('code', { text: z.address })),
       el('td', { className: 'num', text: group(z.balance.tokens), 'data-atomic': String(z.balance.atomic) }),
-      el('td', { text: z.reason }), el('td', {}, el('code', { text: z.frozenBy })), el('td', { text: when(z.frozenAt) }));
+      el('td', { text: z.reason }), actorCell(z.frozenBy), el('td', { text: when(z.frozenAt) }));
     const button = el('button', { type: 'button', text: 'Unfreeze…' });
     button.addEventListener('click', () => {
       $('freeze-address').value = z.address;
@@ -42,7 +42,13 @@ function renderFreezes(f) {
   }), 'No frozen address.');
   replaceRows($('freeze-events'), f.events.map((e) => el('tr', { 'data-action': e.action },
     el('td', { text: when(e.at) }), el('td', { text: e.action }), el('td', {}, el('code', { text: e.address })),
-    el('td', { text: e.reason }), el('td', {}, el('code', { text: e.actor })))), 'Nothing frozen yet.');
+    el('td', { text: e.reason }), actorCell(e.actor))), 'Nothing frozen yet.');
+}
+
+/** Who froze or unfroze: the admin key's name (its id on hover), the id itself for a key not listed. */
+function actorCell(id) {
+  const name = KEY_NAMES.get(id);
+  return name === undefined ? el('td', {}, el('code', { text: id })) : el('td', { text: name, title: id, 'data-key-id': id });
 }
 
 PANELS.push(['freezes', 'v2/admin/freezes', renderFreezes]);

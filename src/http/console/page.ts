@@ -11,6 +11,7 @@ export const CONSOLE_PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>tokenproxy console</title>
+<link rel="icon" href="favicon.ico">
 <link rel="stylesheet" href="console/app.css">
 <script type="module" src="console/app.js"></script>
 </head>

@@ -99,7 +99,13 @@ function renderChain(c) {
     c.ledger === 'arc' ? 'Blocks are listed on the devnet only.' : 'No blocks.');
 }
 
+/** Key names by id, for the freeze list's "By" (the keys panel renders before it). */
+const KEY_NAMES = new Map();
+
 function renderKeys(k) {
+  KEY_NAMES.clear();
+  for (const key of k.keys) KEY_NAMES.set(key.id, key.name);
+  shown.delete('freezes'); // its "By" column names these keys: drawn again after them
   replaceRows($('keys-table'), k.keys.map((key) => {
     const row = el('tr', { 'data-key-id': key.id, className: key.revokedAt ? 'revoked' : '' },
       el('td', { text: key.name }), el('td', {}, el('code', { text: key.id })), el('td', { text: key.scopes.join(', ') }),

@@ -80,6 +80,8 @@ button.danger.armed { background: var(--bad); color: #fff; }
   .figures div { min-width: 0; flex: 1 1 40%; }
   .inline input[name=q] { min-width: 0; width: 100%; }
   .panel > table, .panel > form + table { display: block; overflow-x: auto; }
+  /* Ids and hashes stay on one line: the table scrolls inside its panel instead of growing tall. */
+  .panel > table td code { word-break: normal; white-space: nowrap; }
   .kv { grid-template-columns: minmax(0, max-content) minmax(0, 1fr); }
   .signin { margin: 20px 8px; }
 }

@@ -31,10 +31,11 @@ export interface Trend<P> {
   readonly points: readonly P[];
 }
 
-async function firstSeconds(q: Queryable, sql: string, since: number, now: number): Promise<number> {
+/** The first row's time in the window; `none` when the window has no row. */
+async function firstSeconds(q: Queryable, sql: string, since: number, none: number): Promise<number> {
   const rows = await q.query<{ t: string | null }>(sql, [since]);
   const t = rows[0]?.t;
-  return t == null ? now : Math.max(Number(t), since);
+  return t == null ? none : Math.max(Number(t), since);
 }
 
 /** Available pool outputs at the end of each bucket over the last `windowSeconds`. */
@@ -90,7 +91,8 @@ export async function deliveryTrend(
     q,
     'SELECT floor(extract(epoch FROM min(attempted_at)))::text AS t FROM delivery_attempts WHERE attempted_at >= to_timestamp($1)',
     since,
-    nowSeconds,
+    // No attempt in the window: the whole window, empty (not a second-wide axis at now).
+    since,
   );
   const buckets = timeBuckets(first, nowSeconds, maxBuckets);
   const rows = await q.query<{ bucket: number; n: string; ok: string; p50: number | null }>(
