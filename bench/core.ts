@@ -3,7 +3,7 @@
 // and that figure as a fraction of the crypto-only ceiling: the signature operations one transfer
 // needed when the target was set (2 owner verifies at validation; 3 signs: 2 cosigns + funding; 5
 // verifies of the result) at libsecp256k1's measured speed. The service now runs 5 verifies, not
-// 7 (an owner signature is verified once); the unit stays, so ratios compare across passes.
+// 7 (an owner signature is verified once); the unit stays, so ratios compare over time.
 import { performance } from 'node:perf_hooks';
 import { completeTransfer } from '../src/domain/complete-transfer.js';
 import { requiredFunding } from '../src/domain/network-fee.js';

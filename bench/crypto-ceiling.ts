@@ -1,9 +1,9 @@
 // The crypto-only ceiling of a transfer, measured on this machine in the calling run: the
 // signature operations one transfer needed when the issue set its targets (2 owner verifies at
 // validation; 3 signs: 2 cosigns + funding; 5 verifies of the result) at libsecp256k1's speed.
-// The baseline the transfer benchmarks divide by. Since the fourteenth pass the service runs 5
-// verifies, not 7 (an owner signature is verified once: src/crypto/verified-signatures.ts); the
-// unit stays as it was defined, so ratios from different passes compare.
+// The baseline the transfer benchmarks divide by. The service runs 5 verifies, not 7 (an owner
+// signature is verified once: src/crypto/verified-signatures.ts); the unit stays as it was
+// defined, so ratios measured before and after that change compare.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { publicKeyOf, signDigest, verifyDigest } from '../src/crypto/secp256k1.js';

@@ -6,8 +6,8 @@
 // (connections opened, statements prepared and planned, a cold cosigning thread, the first
 // funding lease and fee rate, code not yet optimized: 220-270 ms inside the service for each of
 // the first 32, and as long again waiting to be read), and at 32 submitters those answers are
-// more than 1% of a 10 s run, so they alone were the submit p99 (docs/performance.md, thirteenth
-// pass). The warm-up's figures are returned apart, so the cold start stays in view.
+// more than 1% of a 10 s run, so they alone were the submit p99 (docs/performance.md, "The benchmarks"). The warm-up's
+// figures are returned apart, so the cold start stays in view.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 

@@ -223,7 +223,7 @@ export const ConfigSchema = Type.Object(
       maximum: 64,
       default: 1,
       description:
-        'Worker threads that validate and cosign transfers, per api process; 0: the event loop does it. On 2 cores one thread gave the embedded service and an in-process devnet 3-16% more transfers/s, and changed nothing with PostgreSQL and ARC in processes of their own (docs/adr/0002, addendum 2026-11-24).',
+        'Worker threads that validate and cosign transfers, per api process; 0: the event loop does it. On 2 cores one thread gave the embedded service and an in-process devnet 3-16% more transfers/s, and changed nothing with PostgreSQL and ARC in processes of their own (docs/adr/0010-claims-by-primary-key.md).',
     }),
     submissionWindowMs: Type.Optional(
       Type.Integer({

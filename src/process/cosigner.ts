@@ -1,5 +1,5 @@
 // Where transfers are cosigned: on worker threads, so that the event loop which answers requests
-// and talks to the database is not held up by signatures (docs/adr/0002, addendum 2026-11-24:
+// and talks to the database is not held up by signatures (docs/adr/0010-claims-by-primary-key.md:
 // a commit batch waited on the loop three times as long as on the database), or in the calling
 // thread (`cosignThreads: 0`). Same pure step either way (domain/cosign-transfer.ts).
 //

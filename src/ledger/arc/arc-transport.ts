@@ -3,8 +3,8 @@
 // Retry-After header and the body as text.
 //
 // The service's transport is undici's `request` on an Agent of the client's own: about a third
-// of the CPU of a `fetch` per exchange (126 vs 390-430 µs per status GET on the 2-core machine,
-// 2026-11-25), which counts because the tracker asks ARC about each ticket that no callback
+// of the CPU of a `fetch` per exchange (126 vs 390-430 µs per status GET on a 2-core machine:
+// docs/adr/0012-bounded-scans-and-cheap-edges.md), which counts because the tracker asks ARC about each ticket that no callback
 // settled. `fetch` stays available (tests inject one to play ARC).
 import { Agent, request } from 'undici';
 

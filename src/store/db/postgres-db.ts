@@ -32,9 +32,9 @@ const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan';
 /**
  * A write transaction plans each statement once, for any values: its statements find their rows
  * by key from arrays (claims, feed rows, verdicts), and planning them cost about as much as
- * running them at small batches (docs/adr/0005-hot-reads-planned-once.md, addendum of the
- * eleventh pass). Set with BEGIN, in the same round trip; statements outside a transaction (the
- * page of unspent outputs, whose plan follows its values) stay planned on every run.
+ * running them at small batches (docs/adr/0014-write-transactions-plan-once.md). Set with
+ * BEGIN, in the same round trip; statements outside a transaction (the page of unspent
+ * outputs, whose plan follows its values) stay planned on every run.
  */
 const BEGIN_PLANNED_ONCE = 'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan';
 /** Connections for the hot reads, besides the pool's `max`. */

@@ -46,7 +46,7 @@ export async function leaseFundingOutputs(
     // row of the outer scan, and a LIMIT ... SKIP LOCKED subquery then picks other rows each time.
     // The quarter is of the free outputs counted up to 4 x count: beyond that it exceeds count
     // anyway, and counting a large pool whole on every lease took 13% of PostgreSQL's statement
-    // time in bench:api's production-shaped run (17,390 outputs; 2026-11-25).
+    // time in bench:api's production-shaped run (17,390 outputs: docs/adr/0012-bounded-scans-and-cheap-edges.md).
     `WITH picked AS MATERIALIZED (
        SELECT txid, vout FROM funding_outputs
         WHERE state = 'available' AND satoshis >= $4 AND (lease_until IS NULL OR lease_until < $3)

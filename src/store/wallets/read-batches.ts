@@ -32,7 +32,7 @@ export function batchedTicketReader(db: Db): (id: string) => Promise<TicketRecor
 /**
  * Reads pages of unspent outputs, batched; planned on every run (not among the hot reads planned
  * once): the page statement's generic plan ran 1.8 ms where planning it for each run's values
- * and running it took 0.75 ms (bench:load, 2026-11-26).
+ * and running it took 0.75 ms in bench:load (docs/adr/0005-hot-reads-planned-once.md).
  */
 export function batchedUnspentReader(db: Db): (query: UnspentQuery) => Promise<UnspentOutput[]> {
   const batcher = createBatcher<UnspentQuery, UnspentOutput[]>(
