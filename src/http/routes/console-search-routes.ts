@@ -18,6 +18,7 @@ import {
   unspentOfAddress,
 } from '../../store/operator/console-search.js';
 import { ticketById } from '../../store/tickets/ticket-queries.js';
+import { balanceIn } from '../../store/wallets/balance-cache.js';
 import { balances } from '../../store/wallets/wallet-queries.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
@@ -78,7 +79,7 @@ async function search(db: Queryable, q: SearchQuery) {
         found: unspent.count > 0 || transactions.length > 0,
         address: {
           address: q.address,
-          balance: amountJson(amounts.get(q.address) ?? 0n),
+          balance: amountJson(balanceIn(amounts, q.address)),
           unspentCount: unspent.count,
           unspent: unspent.outputs.map(outputJson),
           transactions: transactions.map(transactionJson),

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed/feed-queries.js';
-import { cachedBalanceReader } from '../../store/wallets/balance-cache.js';
+import { balanceIn, cachedBalanceReader } from '../../store/wallets/balance-cache.js';
 import { batchedBalanceReader, batchedUnspentReader } from '../../store/wallets/read-batches.js';
 import { tokenOutputAt } from '../../store/wallets/wallet-queries.js';
 import type { AppInstance } from '../app.js';
@@ -168,7 +168,7 @@ export function readRoutes(deps: RouteDeps) {
         const list = checkAddresses(request.body);
         const amounts = await balances(list);
         return list.map((address) => {
-          const amt = amounts.get(address) ?? 0n;
+          const amt = balanceIn(amounts, address);
           return { address, amt: toJsonNumber(amt), precised: precised(amt) };
         });
       },

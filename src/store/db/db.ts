@@ -24,10 +24,12 @@ export interface Db extends Queryable {
   readonly dialect: 'pglite' | 'postgres';
   /**
    * Only where this process is the database's one writer (PGlite): a number that changes
-   * whenever a write may have committed, so a cache can tell "nothing changed" without a
-   * query. Absent where other processes write too (PostgreSQL).
+   * whenever a write begins or ends, and null while one is under way (its changes may be
+   * visible already, its count not moved yet), so a cache can tell "nothing changed" without a
+   * query: the same number before and after a read. Absent where other processes write too
+   * (PostgreSQL).
    */
-  readonly localWrites?: () => number;
+  readonly localWrites?: () => number | null;
   /**
    * Where the hot reads of a fixed shape run (a ticket, balances, the feed's stamp), outside any
    * transaction: on PostgreSQL connections of their own whose statements keep one generic plan

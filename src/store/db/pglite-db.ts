@@ -51,23 +51,42 @@ export async function openPgliteDb(dataDir: string | 'memory'): Promise<Db> {
   const scope = new TransactionScope();
   let closed = false;
 
-  // Counts transactions and statements that may write: this process is the only writer.
+  // Counts transactions and statements that may write, as they begin and as they end: this
+  // process is the only writer. While one is under way (from its BEGIN, or its statement, until
+  // the caller sees it done) the count is null: a read then may or may not see its changes, and
+  // when PGlite's commit becomes visible is not when this code learns of it, so a cache must not
+  // trust a number then (balance-cache.ts).
   let writes = 0;
+  let writing = 0;
+  const begin = () => {
+    writing++;
+    writes++;
+  };
+  const end = () => {
+    writes++;
+    writing--;
+  };
   return {
     dialect: 'pglite',
-    localWrites: () => writes,
+    localWrites: () => (writing > 0 ? null : writes),
     async query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
       scope.assertOutside('query');
+      const mayWrite = !READ_ONLY.test(sql);
+      if (mayWrite) begin();
       try {
         return await run<R>(pglite, sql, params);
       } finally {
-        if (!READ_ONLY.test(sql)) writes++;
+        if (mayWrite) end();
       }
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       scope.assertOutside('transaction');
+      let began = false;
       try {
         return await pglite.transaction(async (pgTx) => {
+          // Counted from BEGIN: until PGlite runs it, the transaction waits and changes nothing.
+          began = true;
+          begin();
           const { tx, close } = closableTx((sql, params) => run(pgTx, sql, params));
           try {
             return await scope.run(() => fn(tx));
@@ -76,7 +95,7 @@ export async function openPgliteDb(dataDir: string | 'memory'): Promise<Db> {
           }
         });
       } finally {
-        writes++;
+        if (began) end();
       }
     },
     async close(): Promise<void> {

@@ -7,7 +7,7 @@
 import { createBatcher } from '../../process/batcher.js';
 import { type Db, hotReads } from '../db/db.js';
 import { type TicketRecord, ticketsById } from '../tickets/ticket-queries.js';
-import type { BalanceReader } from './balance-cache.js';
+import { type BalanceReader, balanceIn } from './balance-cache.js';
 import { type UnspentOutput, type UnspentQuery, unspentOutputPages } from './wallet-queries.js';
 
 /**
@@ -42,11 +42,14 @@ export function batchedUnspentReader(db: Db): (query: UnspentQuery) => Promise<U
   return (query) => batcher.add(query);
 }
 
-/** `reader` asked once per batch, for every address of the batch's requests. */
+/**
+ * `reader` asked once per batch, for every address of the batch's requests. An address the
+ * reader's answer lacks fails its batch (MissingBalanceError): absent is not 0.
+ */
 export function batchedBalanceReader(reader: BalanceReader): BalanceReader {
   const batcher = createBatcher<readonly string[], Map<string, bigint>>(async (lists) => {
     const amounts = await reader([...new Set(lists.flat())]);
-    return lists.map((list) => new Map(list.map((address) => [address, amounts.get(address) ?? 0n])));
+    return lists.map((list) => new Map(list.map((address) => [address, balanceIn(amounts, address)])));
   }, options);
   return (addresses) => batcher.add(addresses);
 }
