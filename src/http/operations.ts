@@ -111,16 +111,29 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'POST /v2/admin/mint': {
     id: 'mintTokens',
     tag: 'admin',
-    errors: ['INVALID_ADDRESS', 'INVALID_AMOUNT', 'FUNDING_EXHAUSTED', 'ADDRESS_FROZEN'],
+    errors: [
+      'INVALID_ADDRESS',
+      'INVALID_AMOUNT',
+      'FUNDING_EXHAUSTED',
+      'ADDRESS_FROZEN',
+      'IDEMPOTENCY_CONFLICT',
+    ],
+    idempotent: true,
   },
   'POST /v2/admin/mine': { id: 'mineBlocks', tag: 'admin', errors: ['NOT_FOUND'] },
   'GET /v2/admin/status': { id: 'getStatus', tag: 'admin' },
-  'POST /v2/admin/burn': { id: 'burnTokens', tag: 'admin', errors: ['INVALID_AMOUNT', 'FUNDING_EXHAUSTED'] },
+  'POST /v2/admin/burn': {
+    id: 'burnTokens',
+    tag: 'admin',
+    errors: ['INVALID_AMOUNT', 'FUNDING_EXHAUSTED', 'IDEMPOTENCY_CONFLICT'],
+    idempotent: true,
+  },
   'GET /v2/admin/funding': { id: 'getFunding', tag: 'admin' },
   'POST /v2/admin/funding/payments': {
     id: 'recordFundingPayment',
     tag: 'admin',
-    errors: ['INVALID_TX', 'TX_NOT_FOUND', 'NO_FUNDING_OUTPUT', 'LEDGER_UNAVAILABLE'],
+    errors: ['INVALID_TX', 'TX_NOT_FOUND', 'NO_FUNDING_OUTPUT', 'LEDGER_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT'],
+    idempotent: true,
   },
   'GET /v2/admin/audit': { id: 'auditLedger', tag: 'admin' },
   'POST /v2/admin/freezes': {

@@ -24,6 +24,7 @@ const EXPECTED_TABLES = [
   'funding_outputs',
   'funding_reserve',
   'idempotency_keys',
+  'idempotency_prepared',
   'schema_migrations',
   'settings',
   'tickets',

@@ -5,17 +5,23 @@
 // final: a 5xx (the ledger down, the funding pool empty) is not kept, so a retry runs again.
 // Requests refused before the handler (auth, schema, body size) keep nothing.
 //
-// Wiring: spread `idempotencyHooks(db)` into a route's options (`preHandler`, `onSend`).
+// Wiring: spread `idempotencyHooks(db)` into a route's options (`preHandler`, `onSend`). A route
+// whose handler builds a transaction of its own (admin mint, burn) also hands the use case
+// `preparedUnder(db, request)`: the answer is kept only after the work, so a process killed in
+// between keeps none, and the transaction kept before submitting is what makes the retry safe.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ANONYMOUS_API_KEY_ID,
   type IdempotencyScope,
   type IdempotentResponse,
+  keepPrepared,
   recall,
+  recallPrepared,
   remember,
   requestHashOf,
 } from '../../store/access/idempotency-store.js';
 import type { Queryable } from '../../store/db/db.js';
+import type { PreparedTransaction } from '../../usecases/supply/send-from-held-address.js';
 import { AppError } from '../app-error.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -192,5 +198,26 @@ export function idempotencyHooks(db: Queryable, now: () => Date = () => new Date
     async onRequestAbort(request: FastifyRequest): Promise<void> {
       release(request);
     },
+  };
+}
+
+/**
+ * Where the use case keeps the transaction it builds under this request's Idempotency-Key, and
+ * finds an earlier attempt's (migration 016); undefined without a key.
+ */
+export function preparedUnder(
+  db: Queryable,
+  request: FastifyRequest,
+  now: () => Date = () => new Date(),
+): PreparedTransaction | undefined {
+  const scope = request.idempotency;
+  if (scope === undefined) return undefined;
+  const checked = (kept: Uint8Array | 'conflict' | null) => {
+    if (kept === 'conflict') throw conflict(scope.key);
+    return kept;
+  };
+  return {
+    earlier: async () => checked(await recallPrepared(db, scope)),
+    keep: async (raw) => checked(await keepPrepared(db, scope, raw, now())) ?? raw,
   };
 }

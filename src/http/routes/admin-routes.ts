@@ -20,6 +20,7 @@ import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/ma
 import { mintTokens } from '../../usecases/supply/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
+import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -127,6 +128,8 @@ const StatusJson = Type.Object({
 
 export function adminRoutes(deps: AdminRouteDeps) {
   const { ctx } = deps;
+  // Writes that move value honour Idempotency-Key as transfers do (contract.md, Transfer).
+  const idempotent = idempotencyHooks(ctx.db, ctx.now);
   return (app: AppInstance) => {
     app.post(
       '/v2/admin/keys',
@@ -224,6 +227,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
       '/v2/admin/mint',
       {
         config: admin,
+        ...idempotent,
         schema: {
           body: MintBody,
           querystring: query,
@@ -235,7 +239,12 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
       async (request) => {
         const amount = parseTokens(request.body.amount);
-        const { ticketId, txid } = await mintTokens(ctx, deps.mintKey, { to: request.body.to, amount });
+        const { ticketId, txid } = await mintTokens(
+          ctx,
+          deps.mintKey,
+          { to: request.body.to, amount },
+          preparedUnder(ctx.db, request, ctx.now),
+        );
         return { ticketId, txid };
       },
     );

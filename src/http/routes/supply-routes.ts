@@ -14,6 +14,7 @@ import { recordFundingPayment } from '../../usecases/funding/record-funding-paym
 import { auditLedger } from '../../usecases/supply/audit-ledger.js';
 import { type BurnKeys, burnTokens } from '../../usecases/supply/burn-tokens.js';
 import type { AppInstance } from '../app.js';
+import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses, Txid } from '../schemas/common.js';
 import { amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
@@ -127,11 +128,14 @@ function splitJson(split: SupplySplit) {
 
 export function supplyRoutes(deps: SupplyRouteDeps) {
   const { ctx } = deps;
+  // Writes that move value honour Idempotency-Key as transfers do (contract.md, Transfer).
+  const idempotent = idempotencyHooks(ctx.db, ctx.now);
   return async (app: AppInstance): Promise<void> => {
     app.post(
       '/v2/admin/burn',
       {
         config: admin,
+        ...idempotent,
         schema: {
           summary: 'Burn tokens out of the treasury or the fee address',
           tags: ['admin'],
@@ -142,7 +146,12 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
       },
       async (request) => {
         const amount = parseTokens(request.body.amount);
-        const result = await burnTokens(ctx, deps.burnKeys, { from: request.body.from ?? 'mint', amount });
+        const result = await burnTokens(
+          ctx,
+          deps.burnKeys,
+          { from: request.body.from ?? 'mint', amount },
+          preparedUnder(ctx.db, request, ctx.now),
+        );
         return { ...result, amount: amountJson(amount) };
       },
     );
@@ -185,6 +194,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
       '/v2/admin/funding/payments',
       {
         config: admin,
+        ...idempotent,
         schema: {
           summary: 'Record a payment to the funding address: its outputs become reserve for the pool',
           tags: ['admin'],

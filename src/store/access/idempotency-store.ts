@@ -102,10 +102,51 @@ export async function remember(
   return response;
 }
 
-/** Deletes the answers kept before `olderThan`; returns how many. */
+/**
+ * The transaction an earlier attempt of this request built and kept before submitting it
+ * (migration 016): its raw bytes, 'conflict' when the key was used with another request, null
+ * when none was kept.
+ */
+export async function recallPrepared(
+  q: Queryable,
+  scope: IdempotencyScope,
+): Promise<Uint8Array | 'conflict' | null> {
+  const rows = await q.query<{ request_hash: Uint8Array; raw_tx: Uint8Array }>(
+    'SELECT request_hash, raw_tx FROM idempotency_prepared WHERE api_key_id = $1 AND key = $2',
+    [scope.apiKeyId, scope.key],
+  );
+  const row = rows[0];
+  if (row === undefined) return null;
+  return sameBytes(row.request_hash, scope.requestHash) ? row.raw_tx : 'conflict';
+}
+
+/**
+ * Keeps the transaction this request built, before it is submitted. When a concurrent attempt
+ * kept one first, that one is returned (or 'conflict' if it was another request): submit it.
+ */
+export async function keepPrepared(
+  q: Queryable,
+  scope: IdempotencyScope,
+  raw: Uint8Array,
+  now: Date = new Date(),
+): Promise<Uint8Array | 'conflict'> {
+  const inserted = await q.query(
+    `INSERT INTO idempotency_prepared (api_key_id, key, request_hash, raw_tx, created_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (api_key_id, key) DO NOTHING
+     RETURNING key`,
+    [scope.apiKeyId, scope.key, scope.requestHash, raw, now],
+  );
+  if (inserted.length > 0) return raw;
+  return (await recallPrepared(q, scope)) ?? raw;
+}
+
+/** Deletes the answers and prepared transactions kept before `olderThan`; returns how many answers. */
 export async function purgeIdempotencyKeys(q: Queryable, olderThan: Date): Promise<number> {
   const rows = await q.query<{ n: string }>(
-    'WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*) AS n FROM gone',
+    `WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1),
+          prepared AS (DELETE FROM idempotency_prepared WHERE created_at < $1 RETURNING 1)
+     SELECT (SELECT count(*) FROM gone) AS n, (SELECT count(*) FROM prepared) AS p`,
     [olderThan],
   );
   return Number(rows[0]?.n ?? 0);

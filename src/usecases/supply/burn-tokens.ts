@@ -2,7 +2,7 @@
 // treasury or the fee address) with one `"op":"burn"` output (counted in conservation, never
 // spendable again) locked to the burn address, and the change back to the source.
 import type { ServiceContext } from '../context.js';
-import { sendFromHeldAddress } from './send-from-held-address.js';
+import { type PreparedTransaction, sendFromHeldAddress } from './send-from-held-address.js';
 
 export type BurnSource = 'mint' | 'fee';
 
@@ -23,14 +23,23 @@ export interface BurnKeys {
   readonly fee: Uint8Array;
 }
 
-export async function burnTokens(ctx: ServiceContext, keys: BurnKeys, req: BurnRequest): Promise<BurnResult> {
+export async function burnTokens(
+  ctx: ServiceContext,
+  keys: BurnKeys,
+  req: BurnRequest,
+  prepared?: PreparedTransaction,
+): Promise<BurnResult> {
   const { token } = ctx;
   const from = req.from === 'mint' ? token.mintAddress : token.feeAddress;
   const key = req.from === 'mint' ? keys.mint : keys.fee;
-  const result = await sendFromHeldAddress(ctx, {
-    from,
-    key,
-    outputs: [{ op: 'burn', to: token.burnAddress, amount: req.amount }],
-  });
+  const result = await sendFromHeldAddress(
+    ctx,
+    {
+      from,
+      key,
+      outputs: [{ op: 'burn', to: token.burnAddress, amount: req.amount }],
+    },
+    prepared,
+  );
   return { ...result, from };
 }

@@ -5,7 +5,11 @@ import { DomainError } from '../../domain/domain-error.js';
 import { frozenRecipientRefusal } from '../../domain/freeze.js';
 import { frozenAmong } from '../../store/controls/freeze-store.js';
 import type { ServiceContext } from '../context.js';
-import { type HeldTransferResult, sendFromHeldAddress } from './send-from-held-address.js';
+import {
+  type HeldTransferResult,
+  type PreparedTransaction,
+  sendFromHeldAddress,
+} from './send-from-held-address.js';
 
 export interface MintRequest {
   readonly to: string;
@@ -18,15 +22,20 @@ export async function mintTokens(
   ctx: ServiceContext,
   mintKey: Uint8Array,
   req: MintRequest,
+  prepared?: PreparedTransaction,
 ): Promise<MintResult> {
   if (pubKeyHashOf(req.to) === null)
     throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${req.to}`);
   // An issuer puts no new tokens into a frozen address.
   const frozen = frozenRecipientRefusal(req.to, await frozenAmong(ctx.db, [req.to]));
   if (frozen !== null) throw new DomainError(frozen.code, frozen.detail);
-  return sendFromHeldAddress(ctx, {
-    from: ctx.token.mintAddress,
-    key: mintKey,
-    outputs: [{ op: 'transfer', to: req.to, amount: req.amount }],
-  });
+  return sendFromHeldAddress(
+    ctx,
+    {
+      from: ctx.token.mintAddress,
+      key: mintKey,
+      outputs: [{ op: 'transfer', to: req.to, amount: req.amount }],
+    },
+    prepared,
+  );
 }

@@ -24,6 +24,19 @@ export interface HeldTransfer {
   readonly outputs: readonly HeldOutput[];
 }
 
+/**
+ * Where a retried request finds the transaction its first attempt built (Idempotency-Key on the
+ * admin routes). The transaction is kept before it is submitted, so that a retry after a crash
+ * submits the same one again (answered with its ticket when it had committed) and never builds a
+ * second.
+ */
+export interface PreparedTransaction {
+  /** The transaction an earlier attempt of this request kept, or null. */
+  earlier(): Promise<Uint8Array | null>;
+  /** Keeps `raw` as this request's transaction; answers the one to submit (an earlier attempt's wins). */
+  keep(raw: Uint8Array): Promise<Uint8Array>;
+}
+
 export interface HeldTransferResult {
   readonly ticketId: string;
   readonly txid: string;
@@ -32,7 +45,24 @@ export interface HeldTransferResult {
 export async function sendFromHeldAddress(
   ctx: ServiceContext,
   req: HeldTransfer,
+  prepared?: PreparedTransaction,
 ): Promise<HeldTransferResult> {
+  const earlier = (await prepared?.earlier()) ?? null;
+  const built = earlier ?? (await buildHeldTransfer(ctx, req));
+  const raw = earlier ?? (prepared === undefined ? built : await prepared.keep(built));
+  const submitted = await submitTransfer(ctx, {
+    raw,
+    callbackUrl: null,
+    callbackSecretEnc: null,
+    apiKeyId: null,
+  });
+  const outcome = await submitted.broadcast;
+  if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
+  return { ticketId: submitted.ticketId, txid: submitted.txid };
+}
+
+/** The transfer built and signed with the held address's key, not yet submitted. */
+async function buildHeldTransfer(ctx: ServiceContext, req: HeldTransfer): Promise<Uint8Array> {
   const { token } = ctx;
   const amount = req.outputs.reduce((sum, o) => sum + o.amount, 0n);
   if (req.outputs.some((o) => o.amount <= 0n))
@@ -60,15 +90,7 @@ export async function sendFromHeldAddress(
     chosen.map((o) => ({ lockingScript: o.script, satoshis: o.satoshis })),
     req.key,
   );
-  const submitted = await submitTransfer(ctx, {
-    raw: tx.toUint8Array(),
-    callbackUrl: null,
-    callbackSecretEnc: null,
-    apiKeyId: null,
-  });
-  const outcome = await submitted.broadcast;
-  if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
-  return { ticketId: submitted.ticketId, txid: submitted.txid };
+  return tx.toUint8Array();
 }
 
 /** Oldest spendable outputs of `address` until they cover `amount`. */
