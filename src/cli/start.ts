@@ -3,11 +3,12 @@
 // says which version starts with which settings (secrets redacted), the last that it stopped.
 // The short banner a person looks for (URL, token, admin key file) goes to stderr.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Config, ConfigError, loadConfig, redactConfig } from '../config.js';
 import { createLogger } from '../process/logger.js';
 import { PortInUseError } from '../process/port-check.js';
 import { ADMIN_KEY_FILE, type RunningService, startService } from '../service.js';
+import { DEFAULT_DATA_DIR, DEFAULT_URL } from './args.js';
 import { startUsage } from './help.js';
 import { packageVersion } from './version.js';
 
@@ -72,6 +73,21 @@ function banner(config: Config, service: RunningService): string {
         ? `admin key in ${join(config.dataDir, ADMIN_KEY_FILE)}`
         : 'admin key: the database holds one (admin.key is in the data folder of the instance that made it)',
     ...(url ? [`console ${url}/console, API reference ${url}/docs`] : []),
+    ...(url ? firstSteps(config, url) : []),
     '',
   ].join('\n');
+}
+
+/** What a newcomer tries first: where to start, how a wallet gets a key and test funds. */
+function firstSteps(config: Config, url: string): string[] {
+  // The flags the commands need when the service is not where they look by default.
+  const at = url === DEFAULT_URL ? '' : ` --url ${url}`;
+  const dir = resolve(config.dataDir) === resolve(DEFAULT_DATA_DIR) ? '' : ` --data-dir ${config.dataDir}`;
+  return [
+    `start here: ${url}/ (the wallet quick start: README.md)`,
+    `an API key for a wallet: npx tokenproxy keys create${at}${dir}`,
+    ...(config.env === 'production'
+      ? []
+      : [`test funds: npx tokenproxy mint --to ADDRESS --amount 10${at}${dir}`]),
+  ];
 }

@@ -183,6 +183,18 @@ describe('tokenproxy start: logs on stdout, banner on stderr', () => {
     assert.match(firstErr, /^token [0-9a-f]{64}_0$/m);
     assert.match(firstErr, new RegExp(`admin key created in ${join(dataDir, 'admin.key')}`));
   });
+
+  it('the banner says where a newcomer starts, and how a wallet gets a key and test funds', () => {
+    const url = /running at (\S+)/.exec(firstErr)![1]!;
+    assert.match(firstErr, new RegExp(`^start here: ${url}/ `, 'm'));
+    // The service is not where the commands look by default: they are told where it is.
+    const where = ` --url ${url} --data-dir ${dataDir}`;
+    assert.ok(firstErr.includes(`an API key for a wallet: npx tokenproxy keys create${where}\n`), firstErr);
+    assert.ok(
+      firstErr.includes(`test funds: npx tokenproxy mint --to ADDRESS --amount 10${where}\n`),
+      firstErr,
+    );
+  });
 });
 
 describe('tokenproxy start on a port already taken', () => {

@@ -54,6 +54,12 @@ describe('authentication and scopes', () => {
     }
   }
 
+  it('a 401 for a missing key says how to get one', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/submit' });
+    assert.equal(res.statusCode, 401);
+    assert.match(res.json().detail, /An API key is required .*npx tokenproxy keys create/);
+  });
+
   it('accepts Authorization: Bearer like auth_token', async () => {
     const res = await t.app.inject({ url: '/submit', headers: { authorization: `Bearer ${KEYS.submit}` } });
     assert.equal(res.statusCode, 200);

@@ -90,6 +90,10 @@ export interface AuthOptions {
   readonly anonymousTokens?: ReadonlySet<string>;
 }
 
+/** What a 401 for a missing key says: how a newcomer gets one. */
+export const HOW_TO_GET_A_KEY =
+  'the operator makes one with `npx tokenproxy keys create` (docs/clients.md, "Keys")';
+
 /** Decides who the request is for a route scope; throws 401/403 AppErrors. */
 export async function authenticate(
   needed: RouteScope,
@@ -101,11 +105,17 @@ export async function authenticate(
     throw new AppError('UNAUTHORIZED', `Invalid API key: ${presented.reason}`);
   if (presented.kind === 'key' && options.anonymousTokens?.has(presented.key) === true) {
     if (needed === 'read' && options.anonymousRead) return null;
-    throw new AppError('UNAUTHORIZED', 'A well-known public token is no API key: send a key of your own');
+    throw new AppError(
+      'UNAUTHORIZED',
+      `A well-known public token is no API key: send a key of your own; ${HOW_TO_GET_A_KEY}`,
+    );
   }
   if (presented.kind === 'none') {
     if (needed === 'read' && options.anonymousRead) return null;
-    throw new AppError('UNAUTHORIZED', 'An API key is required (auth_token or Authorization: Bearer)');
+    throw new AppError(
+      'UNAUTHORIZED',
+      `An API key is required (auth_token or Authorization: Bearer); ${HOW_TO_GET_A_KEY}`,
+    );
   }
   const principal = await options.verifier.verify(presented.key);
   if (principal === null) throw new AppError('UNAUTHORIZED', 'Invalid API key');
