@@ -5,6 +5,7 @@
 //                    one status (or problem) per transaction, in the order given
 //   GET  /v1/tx/:id  status (404 when unknown)      GET /v1/policy      GET /v1/health
 //   POST /devnet/mine?blocks=N                       GET /devnet/tip    GET /devnet/blocks/:height
+//   GET  /api/v1/chain/tip/longest                   the tip as a Block Headers Service answers it
 //   POST /devnet/reorg?depth=N[&drop=txid,txid]      (JSON body {drop?, include?: [hex]} also taken)
 // Bearer auth on every route when an API key is set. See src/ledger/devnet/README.md.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -117,8 +118,15 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
       return { code: 200, body: replies };
     }
     if (method === 'GET' && path === '/devnet/tip') return { code: 200, body: await devnet.tip() };
+    // The chain tip as a Block Headers Service answers it (ARC's own API has none; the arc
+    // adapter asks this path, at the ARC URL by default).
+    if (method === 'GET' && path === '/api/v1/chain/tip/longest') {
+      const tip = await devnet.tip();
+      const header = { hash: tip.hash, creationTimestamp: tip.time };
+      return { code: 200, body: { header, state: 'LONGEST_CHAIN', height: tip.height } };
+    }
     if (method === 'GET' && path.startsWith('/devnet/blocks/')) {
-      const block = devnet.blocks()[Number(path.slice('/devnet/blocks/'.length))];
+      const block = devnet.block(Number(path.slice('/devnet/blocks/'.length)));
       return block === undefined
         ? { code: 404, body: problem(404, 'no block at that height') }
         : { code: 200, body: block };

@@ -1,7 +1,8 @@
-// The devnet's state in memory: the active chain, its UTXO set, the mempool, and the
-// statuses of transactions that left (evicted, lost a double spend). No I/O, no clock: every
-// change is one of four deterministic operations (accept, connect, disconnect, evict), applied
-// alike when live and when the journal is replayed at open.
+// The devnet's state: in memory what validation and mining need (the UTXO set of live outputs,
+// the mempool, the headers, the statuses of transactions that left: evicted, lost a double
+// spend), the rest of the chain on disk behind `ChainHistory`. No clock: every change is one of
+// four deterministic operations (accept, connect, disconnect, evict), applied alike when live
+// and when the journal is replayed at open.
 import type { LockingScript } from '@bsv/sdk';
 import type { TxStatus } from '../port.js';
 import {
@@ -13,9 +14,12 @@ import {
   MINER_SCRIPT,
   ZERO_HASH,
 } from './block.js';
+import type { ChainHistory, HeaderRecord } from './chain-history.js';
 import { hashToHex, hexToHash } from './hashing.js';
-import { merkleLevels, merklePathHex, merkleRootOf } from './merkle.js';
+import type { LinePos } from './journal.js';
+import { merkleLevels, merkleRootOf } from './merkle.js';
 import { type ParsedTx, parseRawTransaction } from './tx-format.js';
+import { hashTag } from './tx-index.js';
 
 export interface Coin {
   readonly satoshis: bigint;
@@ -28,21 +32,8 @@ export interface MempoolEntry extends ParsedTx {
   readonly spends: readonly string[];
   /** It was mined in a block that a reorg disconnected (ARC: MINED_IN_STALE_BLOCK). */
   readonly staleBlock: boolean;
-}
-
-export interface BlockRecord {
-  readonly height: number;
-  readonly hash: string;
-  readonly header: Uint8Array;
-  /** Unix seconds. */
-  readonly time: number;
-  readonly serial: number;
-  /** Index 0 is the coinbase. */
-  readonly txids: readonly string[];
-  readonly fees: readonly bigint[];
-  readonly levels: Uint8Array[][];
-  /** The coins the block spent, to restore them when it is disconnected. */
-  readonly undo: ReadonlyArray<readonly [string, Coin]>;
+  /** Its journal line: where its raw bytes are read from once it is mined. */
+  readonly pos: LinePos;
 }
 
 export interface StatusChange {
@@ -69,29 +60,39 @@ export const outpoint = (txid: string, vout: number): string => `${txid}:${vout}
 
 const REJECTED_MEMORY = 10_000;
 
+/** A connected block whose index entries wait for its journal position (a reorg's batch line). */
+interface Unindexed {
+  readonly header: HeaderRecord;
+  readonly txids: readonly string[];
+  readonly entries: readonly MempoolEntry[];
+}
+
 export class ChainState {
-  readonly blocks: BlockRecord[] = [];
   readonly utxo = new Map<string, Coin>();
   readonly mempool = new Map<string, MempoolEntry>();
-  private readonly mempoolSpends = new Map<string, string>();
-  private readonly chainSpends = new Map<string, string>();
-  private readonly chainTx = new Map<string, { readonly height: number; readonly index: number }>();
-  private readonly raws = new Map<string, Uint8Array>();
-  private readonly rejected = new Map<string, TxStatus>();
+  readonly mempoolSpends = new Map<string, string>();
+  readonly rejected = new Map<string, TxStatus>();
   /** Refused for spending what a mempool transaction spends: loser -> winners. */
-  private readonly doubleSpends = new Map<string, readonly string[]>();
+  readonly doubleSpends = new Map<string, readonly string[]>();
+  private unindexed: Unindexed[] = [];
 
-  get tip(): BlockRecord | undefined {
-    return this.blocks[this.blocks.length - 1];
+  constructor(readonly history: ChainHistory) {}
+
+  get tip(): HeaderRecord | undefined {
+    return this.history.tip;
+  }
+
+  get headers(): readonly HeaderRecord[] {
+    return this.history.headers;
   }
 
   raw(txid: string): Uint8Array | undefined {
-    return this.raws.get(txid);
+    return this.mempool.get(txid)?.raw ?? this.history.rawOf(txid);
   }
 
   /** Mempool or chain: a broadcast of it answers its status. */
   has(txid: string): boolean {
-    return this.mempool.has(txid) || this.chainTx.has(txid);
+    return this.mempool.has(txid) || this.history.located(txid) !== undefined;
   }
 
   lookup(op: string): CoinLookup {
@@ -99,10 +100,9 @@ export class ChainState {
     if (mempoolSpender !== undefined) return { kind: 'spent', by: mempoolSpender, where: 'mempool' };
     const confirmed = this.utxo.get(op);
     if (confirmed !== undefined) return { kind: 'coin', coin: confirmed };
-    const chainSpender = this.chainSpends.get(op);
-    if (chainSpender !== undefined) return { kind: 'spent', by: chainSpender, where: 'chain' };
     const sep = op.indexOf(':');
     const parentTxid = op.slice(0, sep);
+    // An output of a mempool transaction: no chain transaction can have spent it.
     const parent = this.mempool.get(parentTxid);
     if (parent !== undefined) {
       const out = parent.tx.outputs[Number(op.slice(sep + 1))];
@@ -112,14 +112,17 @@ export class ChainState {
           coin: { satoshis: BigInt(out.satoshis ?? 0), lockingScript: out.lockingScript },
         };
       }
+      return { kind: 'missing', parentKnown: true };
     }
+    const chainSpender = this.history.spenderOf(op);
+    if (chainSpender !== undefined) return { kind: 'spent', by: chainSpender, where: 'chain' };
     return { kind: 'missing', parentKnown: this.has(parentTxid) };
   }
 
   status(txid: string): TxStatus {
-    const mined = this.chainTx.get(txid);
-    if (mined !== undefined) return minedStatus(this.blocks[mined.height]!, mined.index);
     if (this.mempool.has(txid)) return { kind: 'mempool' };
+    const mined = this.history.located(txid);
+    if (mined !== undefined) return this.history.minedStatus(mined.height, mined.index);
     const competing = this.doubleSpends.get(txid);
     if (competing !== undefined) return { kind: 'double-spend', competingTxids: competing };
     return this.rejected.get(txid) ?? { kind: 'unknown' };
@@ -129,8 +132,8 @@ export class ChainState {
     return this.mempool.get(txid)?.staleBlock === true;
   }
 
-  /** Adds a validated transaction to the mempool. */
-  accept(parsed: ParsedTx, staleBlock = false, fee?: bigint): StatusChange[] {
+  /** Adds a validated transaction to the mempool; `pos` is its journal line. */
+  accept(parsed: ParsedTx, pos: LinePos, staleBlock = false, fee?: bigint): StatusChange[] {
     const spends = parsed.tx.inputs.map((input) => outpoint(input.sourceTXID ?? '', input.sourceOutputIndex));
     let paid = fee;
     if (paid === undefined) {
@@ -143,9 +146,8 @@ export class ChainState {
       }
       paid = sum - parsed.tx.outputs.reduce((total, out) => total + BigInt(out.satoshis ?? 0), 0n);
     }
-    this.mempool.set(parsed.txid, { ...parsed, fee: paid, spends, staleBlock });
+    this.mempool.set(parsed.txid, { ...parsed, fee: paid, spends, staleBlock, pos });
     for (const op of spends) this.mempoolSpends.set(op, parsed.txid);
-    this.raws.set(parsed.txid, parsed.raw);
     this.rejected.delete(parsed.txid);
     this.doubleSpends.delete(parsed.txid);
     return [{ txid: parsed.txid, status: { kind: 'mempool' }, staleBlock }];
@@ -157,36 +159,27 @@ export class ChainState {
     return [{ txid, status: this.status(txid), staleBlock: false }];
   }
 
-  connect(spec: BlockSpec): StatusChange[] {
-    const height = this.blocks.length;
+  /** Mines a block; `pos` is the journal line of its entry (filled in later within a batch). */
+  connect(spec: BlockSpec, pos: LinePos): StatusChange[] {
+    const height = this.history.headers.length;
     const entries = spec.txids.map((txid) => {
       const entry = this.mempool.get(txid);
       if (entry === undefined) throw new Error(`cannot mine ${txid}: not in the mempool`);
       return entry;
     });
-    const fees = entries.map((e) => e.fee);
-    const outputs = spec.coinbaseOutputs ?? [
-      { lockingScript: MINER_SCRIPT, satoshis: fees.reduce((a, b) => a + b, 0n) },
-    ];
+    const fees = entries.reduce((sum, e) => sum + e.fee, 0n);
+    const outputs = spec.coinbaseOutputs ?? [{ lockingScript: MINER_SCRIPT, satoshis: fees }];
     const coinbase = parseRawTransaction(buildCoinbase(height, spec.serial, outputs));
     this.addOutputs(coinbase);
-    this.raws.set(coinbase.txid, coinbase.raw);
-    this.chainTx.set(coinbase.txid, { height, index: 0 });
-    const undo: Array<readonly [string, Coin]> = [];
-    entries.forEach((entry, i) => {
+    for (const entry of entries) {
       for (const op of entry.spends) {
-        const coin = this.utxo.get(op);
-        if (coin === undefined)
+        if (!this.utxo.delete(op))
           throw new Error(`cannot mine ${entry.txid}: input ${op} is not in the UTXO set`);
-        this.utxo.delete(op);
-        undo.push([op, coin]);
-        this.chainSpends.set(op, entry.txid);
         this.mempoolSpends.delete(op);
       }
       this.addOutputs(entry);
       this.mempool.delete(entry.txid);
-      this.chainTx.set(entry.txid, { height, index: i + 1 });
-    });
+    }
     const txids = [coinbase.txid, ...spec.txids];
     const levels = merkleLevels(txids.map(hexToHash));
     const prev = this.tip;
@@ -195,49 +188,67 @@ export class ChainState {
       merkleRoot: merkleRootOf(levels),
       time: spec.time,
     });
-    const block: BlockRecord = {
+    const hash = hashToHex(headerHash(header));
+    const record: HeaderRecord = {
       height,
-      hash: hashToHex(headerHash(header)),
+      hash,
+      tag: hashTag(hash),
       header,
       time: spec.time,
       serial: spec.serial,
-      txids,
-      fees: [0n, ...fees],
-      levels,
-      undo,
+      pos,
+      fees,
     };
-    this.blocks.push(block);
+    this.history.headers.push(record);
+    this.history.keep(height, hash, txids, levels);
+    this.unindexed.push({ header: record, txids, entries });
     const changes: StatusChange[] = [];
     for (let i = 1; i < txids.length; i++) {
-      changes.push({ txid: txids[i]!, status: minedStatus(block, i), staleBlock: false });
+      changes.push({ txid: txids[i]!, status: this.history.minedStatus(height, i), staleBlock: false });
     }
     changes.push(...this.settleDoubleSpends(spec.txids));
     return changes;
   }
 
+  /** Writes the index entries of the blocks connected since the last call (their lines are known now). */
+  indexConnected(): void {
+    for (const { header, txids, entries } of this.unindexed) {
+      const { height, tag } = header;
+      this.history.index.putTx(txids[0]!, { height, index: 0, tag, ...header.pos });
+      entries.forEach((entry, i) => {
+        this.history.index.putTx(entry.txid, { height, index: i + 1, tag, ...entry.pos });
+        for (const op of entry.spends) this.history.index.putSpend(op, { height, index: i + 1, tag });
+      });
+    }
+    this.unindexed = [];
+  }
+
   /** Takes the tip block off the chain; its transactions go back to the front of the mempool. */
   disconnect(): StatusChange[] {
-    if (this.blocks.length <= 1) throw new Error('the genesis block cannot be disconnected');
-    const block = this.blocks.pop()!;
-    const inBlock = new Set(block.txids);
+    const tip = this.tip;
+    if (tip === undefined || tip.height === 0) throw new Error('the genesis block cannot be disconnected');
+    this.indexConnected();
+    const txs = this.history.blockTransactions(tip.height);
+    const inBlock = new Set(txs.map((t) => t.parsed.txid));
     const returned: MempoolEntry[] = [];
-    block.txids.forEach((txid, index) => {
-      const parsed = parseRawTransaction(this.raws.get(txid)!);
-      for (let vout = 0; vout < parsed.tx.outputs.length; vout++) this.utxo.delete(outpoint(txid, vout));
-      this.chainTx.delete(txid);
-      if (index === 0) {
-        this.raws.delete(txid);
-        return;
-      }
+    txs.forEach(({ parsed, pos }, index) => {
+      for (let vout = 0; vout < parsed.tx.outputs.length; vout++)
+        this.utxo.delete(outpoint(parsed.txid, vout));
+      if (index === 0) return;
       const spends = parsed.tx.inputs.map((input) =>
         outpoint(input.sourceTXID ?? '', input.sourceOutputIndex),
       );
-      returned.push({ ...parsed, fee: block.fees[index]!, spends, staleBlock: true });
+      let paid = 0n;
+      for (const op of spends) {
+        const coin = this.history.spentCoin(op, txs);
+        paid += coin.satoshis;
+        // What the block spent of earlier blocks is unspent again.
+        if (!inBlock.has(op.slice(0, op.indexOf(':')))) this.utxo.set(op, coin);
+      }
+      paid -= parsed.tx.outputs.reduce((total, out) => total + BigInt(out.satoshis ?? 0), 0n);
+      returned.push({ ...parsed, fee: paid, spends, staleBlock: true, pos });
     });
-    for (const [op, coin] of block.undo) {
-      this.chainSpends.delete(op);
-      if (!inBlock.has(op.slice(0, op.indexOf(':')))) this.utxo.set(op, coin);
-    }
+    this.history.headers.pop();
     const rest = [...this.mempool.values()];
     this.mempool.clear();
     for (const entry of [...returned, ...rest]) this.mempool.set(entry.txid, entry);
@@ -266,12 +277,18 @@ export class ChainState {
       const entry = this.mempool.get(txid)!;
       for (const op of entry.spends) this.mempoolSpends.delete(op);
       this.mempool.delete(txid);
-      this.raws.delete(txid);
       const why = roots.has(txid) ? reason : `${reason} (spends an evicted transaction)`;
       const status: TxStatus = { kind: 'rejected', reason: why };
       this.remember(txid, status);
       return { txid, status, staleBlock: false };
     });
+  }
+
+  /** Keeps a status of a transaction that left (a checkpoint's, at open). */
+  remember(txid: string, status: TxStatus): void {
+    this.rejected.delete(txid);
+    this.rejected.set(txid, status);
+    if (this.rejected.size > REJECTED_MEMORY) this.rejected.delete(this.rejected.keys().next().value!);
   }
 
   private addOutputs(parsed: ParsedTx): void {
@@ -302,21 +319,4 @@ export class ChainState {
     }
     return changes;
   }
-
-  private remember(txid: string, status: TxStatus): void {
-    this.rejected.delete(txid);
-    this.rejected.set(txid, status);
-    if (this.rejected.size > REJECTED_MEMORY) this.rejected.delete(this.rejected.keys().next().value!);
-  }
-}
-
-export function minedStatus(block: BlockRecord, index: number): TxStatus {
-  return {
-    kind: 'mined',
-    blockHash: block.hash,
-    height: block.height,
-    index,
-    blockTime: block.time,
-    merklePath: merklePathHex(block.levels, index, block.height),
-  };
 }

@@ -2,6 +2,7 @@
 // entry, so a crash leaves it whole or absent. Blocks carry their hash, checked at replay.
 import { type CoinbaseOutput, MINER_SCRIPT } from './block.js';
 import type { BlockSpec, ChainState } from './chain-state.js';
+import type { LinePos } from './journal.js';
 import { parseRawTransaction } from './tx-format.js';
 
 export type DevnetEntry =
@@ -40,23 +41,35 @@ export function coinbaseOutputsOfGenesis(genesis: readonly CoinbaseOutput[]): re
   return genesis.length > 0 ? genesis : [{ lockingScript: MINER_SCRIPT, satoshis: 0n }];
 }
 
-/** Applies one journal entry to the state; answers the highest block serial it holds (-1 if none). */
-export function replayEntry(state: ChainState, entry: DevnetEntry): number {
+/**
+ * Applies one journal entry, read at `pos`, to the state; answers the highest block serial it
+ * holds (-1 if none).
+ */
+export function replayEntry(state: ChainState, entry: DevnetEntry, pos: LinePos): number {
+  const serial = applyEntry(state, entry, pos);
+  state.indexConnected();
+  return serial;
+}
+
+function applyEntry(state: ChainState, entry: DevnetEntry, pos: LinePos): number {
   switch (entry.e) {
     case 'tx':
-      state.accept(parseRawTransaction(new Uint8Array(Buffer.from(entry.raw, 'hex'))));
+      state.accept(parseRawTransaction(new Uint8Array(Buffer.from(entry.raw, 'hex'))), pos);
       return -1;
     case 'block': {
       const coinbaseOutputs = entry.outputs?.map((o) => ({
         lockingScript: new Uint8Array(Buffer.from(o.script, 'hex')),
         satoshis: BigInt(o.satoshis),
       }));
-      state.connect({
-        time: entry.time,
-        serial: entry.serial,
-        txids: entry.txids,
-        ...(coinbaseOutputs && { coinbaseOutputs }),
-      });
+      state.connect(
+        {
+          time: entry.time,
+          serial: entry.serial,
+          txids: entry.txids,
+          ...(coinbaseOutputs && { coinbaseOutputs }),
+        },
+        pos,
+      );
       const hash = state.tip!.hash;
       if (hash !== entry.hash)
         throw new Error(`devnet journal: block ${entry.serial} replays as ${hash}, not ${entry.hash}`);
@@ -69,7 +82,7 @@ export function replayEntry(state: ChainState, entry: DevnetEntry): number {
       state.evict(entry.txids, entry.reason);
       return -1;
     case 'batch':
-      return Math.max(-1, ...entry.entries.map((sub) => replayEntry(state, sub)));
+      return Math.max(-1, ...entry.entries.map((sub) => applyEntry(state, sub, pos)));
     default:
       throw new Error(`devnet journal: unknown entry ${JSON.stringify(entry)}`);
   }
@@ -77,10 +90,8 @@ export function replayEntry(state: ChainState, entry: DevnetEntry): number {
 
 /** The outputs the genesis coinbase was created with (the miner's placeholder left out). */
 export function genesisOutputsOf(state: ChainState): CoinbaseOutput[] {
-  const genesis = state.blocks[0];
-  if (genesis === undefined) return [];
-  const coinbaseTxid = genesis.txids[0]!;
-  const coinbase = parseRawTransaction(state.raw(coinbaseTxid)!);
+  if (state.headers[0] === undefined) return [];
+  const coinbase = parseRawTransaction(state.history.coinbaseRaw(0));
   const outputs = coinbase.tx.outputs.map((out) => ({
     lockingScript: out.lockingScript.toUint8Array(),
     satoshis: BigInt(out.satoshis ?? 0),

@@ -8,7 +8,10 @@ import type { StatusChange } from './chain-state.js';
 export type GenesisOutput = CoinbaseOutput;
 
 export interface DevnetOptions {
-  /** Folder of the journal and the lock; in memory when absent. */
+  /**
+   * Folder of the journal, its index, the checkpoint and the lock. When absent the devnet keeps
+   * everything in memory, its history too (for tests).
+   */
   readonly dataDir?: string;
   /** Outputs of the coinbase of block 0, created at the first open of the folder. */
   readonly genesis?: readonly GenesisOutput[];
@@ -20,7 +23,12 @@ export interface DevnetOptions {
   readonly maxTxSizeBytes?: number;
   /** Clock, milliseconds since the epoch. Default Date.now. */
   readonly now?: () => number;
-  /** Errors of the interval miner. Default: written to stderr. */
+  /**
+   * A checkpoint of the live state is written once the journal has grown by this many bytes
+   * since the last one (and at close), so an open replays at most about this much. Default 4 MiB.
+   */
+  readonly checkpointBytes?: number;
+  /** Errors of the interval miner and of background checkpoints. Default: written to stderr. */
   readonly onError?: (err: unknown) => void;
 }
 
@@ -71,11 +79,30 @@ export interface Devnet extends Ledger {
   /** Status changes with the stale-block flag ARC reports (MINED_IN_STALE_BLOCK). */
   subscribeChanges(listener: (change: StatusChange) => void): () => void;
   isInStaleBlock(txid: string): boolean;
+  /** Every block of the chain (read from disk: as long as the history, for tools and tests). */
   blocks(): DevnetBlock[];
+  block(height: number): DevnetBlock | undefined;
+  /** What the devnet holds in memory, counted: bounded by the live set, not the history. */
+  footprint(): DevnetFootprint;
   /** The confirmed UTXO set (unspendable outputs left out). */
   utxos(): DevnetUtxo[];
   mempoolTxids(): string[];
   readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
+}
+
+export interface DevnetFootprint {
+  /** One per block (80 bytes and a few numbers each). */
+  readonly headers: number;
+  readonly utxos: number;
+  readonly mempool: number;
+  readonly mempoolSpends: number;
+  /** Blocks whose txids and merkle trees are kept (at most 16). */
+  readonly recentBlocks: number;
+  /** Statuses of transactions that left (at most 10,000). */
+  readonly rejected: number;
+  readonly doubleSpends: number;
+  /** Journal entries the open read (after the checkpoint, or all of them without one). */
+  readonly replayedAtOpen: number;
 }
 
 export class DevnetGenesisMismatchError extends Error {

@@ -1,8 +1,8 @@
 // The embedded devnet: a Ledger that behaves like the network (UTXO set, mempool, script and
 // fee checks with ARC's error numbers, blocks with real merkle roots and BUMPs, reorgs on
-// command) and persists in its data folder. Every change is applied in memory, appended to the
-// journal, and acknowledged (answer, subscriber notification) only once the journal is on disk.
-import { join } from 'node:path';
+// command) and persists in its data folder (devnet-folder.ts). Every change is applied in
+// memory, appended to the journal, and acknowledged (answer, subscriber notification) only once
+// the journal is on disk. Memory holds the live state; the history is read back from disk.
 import { verifySpend } from '../../domain/verify-spend.js';
 import {
   type BroadcastResult,
@@ -12,18 +12,19 @@ import {
   type StatusListener,
   type TxStatus,
 } from '../port.js';
-import { ChainState, type StatusChange } from './chain-state.js';
+import type { ChainState, StatusChange } from './chain-state.js';
 import { ChangeFeed } from './change-feed.js';
 import {
   coinbaseOutputsOfGenesis,
   type DevnetEntry,
   encodeBlockEntry,
   genesisOutputsOf,
-  replayEntry,
 } from './devnet-entries.js';
+import { DEFAULT_CHECKPOINT_BYTES, type DevnetStore, memoryStore, openFolder } from './devnet-folder.js';
 import {
   type Devnet,
   type DevnetBlock,
+  type DevnetFootprint,
   DevnetGenesisMismatchError,
   type DevnetOptions,
   type DevnetUtxo,
@@ -32,50 +33,55 @@ import {
   type ReorgOptions,
   type ReorgResult,
 } from './devnet-types.js';
-import { lockFolder } from './folder-lock.js';
 import { txidOf } from './hashing.js';
-import { type Journal, memoryJournal, openJournal } from './journal.js';
+import type { Journal, LinePos } from './journal.js';
 import { decodeSubmission, type ParsedTx } from './tx-format.js';
 import { validateTransaction } from './tx-validation.js';
 
 export * from './devnet-types.js';
 
 export async function createDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
-  const lock = opts.dataDir === undefined ? null : lockFolder(opts.dataDir);
+  const store =
+    opts.dataDir === undefined
+      ? memoryStore()
+      : await openFolder(
+          opts.dataDir,
+          opts.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
+          reportError(opts, 'checkpoint'),
+        );
   try {
-    const state = new ChainState();
-    let journal: Journal = memoryJournal();
-    let serial = 0;
-    if (opts.dataDir !== undefined) {
-      const opened = await openJournal(join(opts.dataDir, 'devnet.journal'));
-      journal = opened.journal;
-      for (const entry of opened.entries)
-        serial = Math.max(serial, replayEntry(state, entry as DevnetEntry) + 1);
-    }
-    const devnet = new EmbeddedDevnet(state, journal, serial, opts, () => lock?.release());
+    const devnet = new EmbeddedDevnet(store, opts);
     await devnet.start(opts.genesis);
     return devnet;
   } catch (err) {
-    lock?.release();
+    await store.close(null);
     throw err;
   }
 }
+
+const reportError =
+  (opts: DevnetOptions, what: string) =>
+  (err: unknown): void =>
+    opts.onError !== undefined
+      ? opts.onError(err)
+      : void process.stderr.write(`devnet: ${what} failed: ${err}\n`);
 
 class EmbeddedDevnet implements Devnet {
   readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
   private readonly now: () => number;
   private readonly feed = new ChangeFeed();
-  private batch: DevnetEntry[] | null = null;
+  private batch: { entries: DevnetEntry[]; positions: LinePos[] } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly state: ChainState;
+  private readonly journal: Journal;
+  private serial: number;
 
   constructor(
-    private readonly state: ChainState,
-    private readonly journal: Journal,
-    private serial: number,
+    private readonly store: DevnetStore,
     private readonly opts: DevnetOptions,
-    private readonly releaseLock: () => void,
   ) {
+    ({ state: this.state, journal: this.journal, serial: this.serial } = store);
     this.now = opts.now ?? Date.now;
     this.policy = {
       feeRateSatPerKb: opts.feeRateSatPerKb ?? 1n,
@@ -94,9 +100,7 @@ class EmbeddedDevnet implements Devnet {
     if (interval > 0) {
       this.timer = setInterval(() => {
         if (this.state.mempool.size === 0 || this.closed) return;
-        this.mine(1).catch(
-          this.opts.onError ?? ((err) => process.stderr.write(`devnet: mining failed: ${err}\n`)),
-        );
+        this.mine(1).catch(reportError(this.opts, 'mining'));
       }, interval);
       this.timer.unref();
     }
@@ -165,7 +169,10 @@ class EmbeddedDevnet implements Devnet {
     if (!Number.isSafeInteger(depth) || depth < 1 || depth > tipHeight) {
       throw new RangeError(`depth must be between 1 and ${tipHeight} (the genesis block stays)`);
     }
-    const disconnected = this.state.blocks.slice(-depth).map(blockInfo).reverse();
+    const disconnected = this.state.headers
+      .slice(-depth)
+      .map((h) => this.blockInfo(h.height))
+      .reverse();
     const inDisconnected = new Set(disconnected.flatMap((b) => b.txids));
     for (const txid of opts.drop ?? []) {
       if (!inDisconnected.has(txid) && !this.state.mempool.has(txid)) {
@@ -185,7 +192,7 @@ class EmbeddedDevnet implements Devnet {
     const evicted: string[] = [];
     const included: BroadcastResult[] = [];
     const connected: MinedBlock[] = [];
-    this.batch = [];
+    this.batch = { entries: [], positions: [] };
     try {
       for (let i = 0; i < depth; i++) this.apply({ e: 'disconnect' }, () => this.state.disconnect());
       if (opts.drop !== undefined && opts.drop.length > 0) {
@@ -205,9 +212,13 @@ class EmbeddedDevnet implements Devnet {
       const empty = opts.leaveInMempool === true ? [] : undefined;
       for (let i = 0; i < depth; i++) connected.push(this.connect(undefined, empty));
     } finally {
-      const entries = this.batch;
+      const { entries, positions } = this.batch;
       this.batch = null;
-      if (entries.length > 0) this.journal.append({ e: 'batch', entries });
+      if (entries.length > 0) {
+        const at = this.journal.append({ e: 'batch', entries });
+        for (const pos of positions) Object.assign(pos, at);
+      }
+      this.state.indexConnected();
     }
     await this.commit();
     return { disconnected, connected, evicted, included };
@@ -218,7 +229,26 @@ class EmbeddedDevnet implements Devnet {
   }
 
   blocks(): DevnetBlock[] {
-    return this.state.blocks.map((b) => ({ ...blockInfo(b), header: Buffer.from(b.header).toString('hex') }));
+    return this.state.headers.map((h) => this.block(h.height)!);
+  }
+
+  block(height: number): DevnetBlock | undefined {
+    const header = this.state.headers[height];
+    if (header === undefined) return undefined;
+    return { ...this.blockInfo(height), header: Buffer.from(header.header).toString('hex') };
+  }
+
+  footprint(): DevnetFootprint {
+    return {
+      headers: this.state.headers.length,
+      utxos: this.state.utxo.size,
+      mempool: this.state.mempool.size,
+      mempoolSpends: this.state.mempoolSpends.size,
+      recentBlocks: this.state.history.recentBlocks,
+      rejected: this.state.rejected.size,
+      doubleSpends: this.state.doubleSpends.size,
+      replayedAtOpen: this.store.replayed,
+    };
   }
 
   utxos(): DevnetUtxo[] {
@@ -241,8 +271,7 @@ class EmbeddedDevnet implements Devnet {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== null) clearInterval(this.timer);
-    await this.journal.close();
-    this.releaseLock();
+    await this.store.close(this.serial);
   }
 
   /** Decodes a submission (raw, EF or BEEF: unknown ancestors first) and accepts it, not yet synced. */
@@ -280,7 +309,9 @@ class EmbeddedDevnet implements Devnet {
       const { arcCode, reason, retryable } = refusal;
       return { ok: false, txid: parsed.txid, arcCode, reason, retryable };
     }
-    this.apply({ e: 'tx', raw: Buffer.from(parsed.raw).toString('hex') }, () => this.state.accept(parsed));
+    this.apply({ e: 'tx', raw: Buffer.from(parsed.raw).toString('hex') }, (pos) =>
+      this.state.accept(parsed, pos),
+    );
     return { ok: true, txid: parsed.txid, status: { kind: 'mempool' } };
   }
 
@@ -292,11 +323,12 @@ class EmbeddedDevnet implements Devnet {
       txids: genesis !== undefined ? [] : txids !== undefined ? [...txids] : [...this.state.mempool.keys()],
       ...(genesis !== undefined && { coinbaseOutputs: coinbaseOutputsOfGenesis(genesis) }),
     };
-    const changes = this.state.connect(spec);
+    const pos = unwritten();
+    const changes = this.state.connect(spec, pos);
     const block = this.state.tip!;
-    this.record(encodeBlockEntry(spec, block.hash));
+    this.record(encodeBlockEntry(spec, block.hash), pos);
     this.feed.enqueue(changes);
-    return blockInfo(block);
+    return this.blockInfo(block.height);
   }
 
   private evict(txids: readonly string[], reason: string): string[] {
@@ -306,21 +338,35 @@ class EmbeddedDevnet implements Devnet {
     return changes.map((c) => c.txid);
   }
 
-  private apply(entry: DevnetEntry, change: () => StatusChange[]): StatusChange[] {
-    const changes = change();
-    this.record(entry);
+  private apply(entry: DevnetEntry, change: (pos: LinePos) => StatusChange[]): StatusChange[] {
+    const pos = unwritten();
+    const changes = change(pos);
+    this.record(entry, pos);
     this.feed.enqueue(changes);
     return changes;
   }
 
-  private record(entry: DevnetEntry): void {
-    if (this.batch !== null) this.batch.push(entry);
-    else this.journal.append(entry);
+  /** Journals the entry and tells `pos` (what the state keeps of it) where its line is. */
+  private record(entry: DevnetEntry, pos: LinePos): void {
+    if (this.batch !== null) {
+      this.batch.entries.push(entry);
+      this.batch.positions.push(pos);
+      return;
+    }
+    Object.assign(pos, this.journal.append(entry));
+    this.state.indexConnected();
   }
 
-  /** Waits for the journal, then tells subscribers what it now holds. */
-  private commit(): Promise<void> {
-    return this.feed.deliverAfter(this.journal.sync());
+  /** Waits for the journal, then tells subscribers what it now holds; checkpoints now and then. */
+  private async commit(): Promise<void> {
+    await this.feed.deliverAfter(this.journal.sync());
+    if (!this.closed) this.store.committed(this.serial);
+  }
+
+  private blockInfo(height: number): MinedBlock {
+    const header = this.state.headers[height]!;
+    const { txids } = this.state.history.block(height);
+    return { height, hash: header.hash, time: header.time, txids: [...txids] };
   }
 
   private blockTime(): number {
@@ -332,9 +378,8 @@ class EmbeddedDevnet implements Devnet {
   }
 }
 
-function blockInfo(b: { height: number; hash: string; time: number; txids: readonly string[] }): MinedBlock {
-  return { height: b.height, hash: b.hash, time: b.time, txids: [...b.txids] };
-}
+/** A position the journal fills in when the entry is appended. */
+const unwritten = (): LinePos => ({ offset: -1, length: 0 });
 
 function sameOutputs(a: readonly GenesisOutput[], b: readonly GenesisOutput[]): boolean {
   return (

@@ -1,0 +1,216 @@
+// Where the devnet finds a mined transaction, and who spent an output in the chain, without
+// keeping the history in memory: `devnet.index`, an open-addressing hash table on disk (linear
+// probing, 48-byte slots, at most half full, doubled by rehashing when it gets there). Keys are
+// the first 16 bytes of a txid, or of SHA-256 of an outpoint `txid:vout`; a lookup reads one
+// run of slots (one pread, from the page cache once warm). Entries are written when a block is
+// connected and never deleted: each carries a tag of its block's hash, and an entry whose block
+// is no longer the chain's block at that height (a reorg disconnected it) is ignored by the
+// chain. A devnet without a data folder keeps the same entries in a Map.
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { sha256 } from '../../crypto/hash.js';
+
+/** A mined transaction: its block (height, hash tag), its index in the block, its journal line. */
+export interface TxSlot {
+  readonly height: number;
+  readonly index: number;
+  readonly tag: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** The transaction that spent an output: its block and its index in the block. */
+export interface SpendSlot {
+  readonly height: number;
+  readonly index: number;
+  readonly tag: number;
+}
+
+export interface TxIndex {
+  getTx(txid: string): TxSlot | undefined;
+  getSpend(op: string): SpendSlot | undefined;
+  putTx(txid: string, slot: TxSlot): void;
+  putSpend(op: string, slot: SpendSlot): void;
+  /** Entries held (an entry rewritten counts once). */
+  readonly count: number;
+  /** Makes what was written durable (before a checkpoint that counts on it). */
+  sync(): void;
+  close(): void;
+}
+
+/** 48 bits of a block hash (display hex): enough to tell two blocks at one height apart. */
+export const hashTag = (blockHash: string): number => Number.parseInt(blockHash.slice(0, 12), 16);
+
+export function memoryTxIndex(): TxIndex {
+  const txs = new Map<string, TxSlot>();
+  const spends = new Map<string, SpendSlot>();
+  return {
+    getTx: (txid) => txs.get(txid),
+    getSpend: (op) => spends.get(op),
+    putTx: (txid, slot) => void txs.set(txid, slot),
+    putSpend: (op, slot) => void spends.set(op, slot),
+    get count() {
+      return txs.size + spends.size;
+    },
+    sync() {},
+    close() {},
+  };
+}
+
+const MAGIC = Buffer.from('TPDEVIX1', 'ascii');
+const HEADER = 64;
+const SLOT = 48;
+const PROBE = 64;
+const INITIAL_CAPACITY = 1 << 14;
+const TX = 1;
+const SPEND = 2;
+
+const txKey = (txid: string): Buffer => Buffer.from(txid.slice(0, 32), 'hex');
+const spendKey = (op: string): Buffer => Buffer.from(sha256(Buffer.from(op, 'utf8')).subarray(0, 16));
+
+/** Opens `path` (a new, empty table when `fresh`, missing or unreadable). */
+export function openTxIndex(path: string, fresh: boolean): TxIndex {
+  if (!fresh && existsSync(path)) {
+    const fd = openSync(path, 'r+');
+    const head = Buffer.alloc(HEADER);
+    if (readSync(fd, head, 0, HEADER, 0) === HEADER && head.subarray(0, 8).equals(MAGIC)) {
+      return new DiskTxIndex(path, fd, head.readUInt32LE(8), head.readUInt32LE(12));
+    }
+    closeSync(fd);
+  }
+  return DiskTxIndex.create(path, INITIAL_CAPACITY);
+}
+
+class DiskTxIndex implements TxIndex {
+  static create(path: string, capacity: number): DiskTxIndex {
+    rmSync(path, { force: true });
+    const fd = openSync(path, 'w+');
+    ftruncateSync(fd, HEADER + capacity * SLOT);
+    const index = new DiskTxIndex(path, fd, capacity, 0);
+    index.writeHeader();
+    return index;
+  }
+
+  constructor(
+    private readonly path: string,
+    private fd: number,
+    private capacity: number,
+    private entries: number,
+  ) {}
+
+  get count(): number {
+    return this.entries;
+  }
+
+  getTx(txid: string): TxSlot | undefined {
+    const hit = this.find(txKey(txid), TX).hit;
+    if (hit === null) return undefined;
+    return {
+      height: hit.readUInt32LE(20),
+      index: hit.readUInt32LE(24),
+      tag: hit.readUIntLE(28, 6),
+      offset: hit.readUIntLE(34, 6),
+      length: hit.readUInt32LE(40),
+    };
+  }
+
+  getSpend(op: string): SpendSlot | undefined {
+    const hit = this.find(spendKey(op), SPEND).hit;
+    if (hit === null) return undefined;
+    return { height: hit.readUInt32LE(20), index: hit.readUInt32LE(24), tag: hit.readUIntLE(28, 6) };
+  }
+
+  putTx(txid: string, slot: TxSlot): void {
+    const entry = this.entry(txKey(txid), TX, slot);
+    entry.writeUIntLE(slot.offset, 34, 6);
+    entry.writeUInt32LE(slot.length, 40);
+    this.put(entry);
+  }
+
+  putSpend(op: string, slot: SpendSlot): void {
+    this.put(this.entry(spendKey(op), SPEND, slot));
+  }
+
+  sync(): void {
+    this.writeHeader();
+    fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    this.writeHeader();
+    closeSync(this.fd);
+  }
+
+  private entry(key: Buffer, kind: number, slot: SpendSlot): Buffer {
+    const entry = Buffer.alloc(SLOT);
+    key.copy(entry, 0, 0, 16);
+    entry[16] = kind;
+    entry.writeUInt32LE(slot.height, 20);
+    entry.writeUInt32LE(slot.index, 24);
+    entry.writeUIntLE(slot.tag, 28, 6);
+    return entry;
+  }
+
+  private put(entry: Buffer): void {
+    const { slot, hit } = this.find(entry, entry[16]!);
+    writeSync(this.fd, entry, 0, SLOT, HEADER + slot * SLOT);
+    if (hit !== null) return;
+    this.entries++;
+    if (this.entries * 2 > this.capacity) this.grow();
+  }
+
+  /** The slot holding `key` of `kind`, or the empty slot where it would go. */
+  private find(key: Buffer, kind: number): { slot: number; hit: Buffer | null } {
+    const mask = this.capacity - 1;
+    let slot = key.readUInt32LE(0) & mask;
+    for (;;) {
+      const n = Math.min(PROBE, this.capacity - slot);
+      const run = Buffer.alloc(n * SLOT);
+      readSync(this.fd, run, 0, run.length, HEADER + slot * SLOT);
+      for (let i = 0; i < n; i++) {
+        const at = i * SLOT;
+        if (run[at + 16] === 0) return { slot: slot + i, hit: null };
+        if (run[at + 16] === kind && run.compare(key, 0, 16, at, at + 16) === 0) {
+          return { slot: slot + i, hit: run.subarray(at, at + SLOT) };
+        }
+      }
+      slot = (slot + n) & mask;
+    }
+  }
+
+  /** Twice the slots: every entry rehashed into a new file, which then replaces this one. */
+  private grow(): void {
+    const next = DiskTxIndex.create(`${this.path}.grow`, this.capacity * 2);
+    const chunk = Buffer.alloc(PROBE * 256 * SLOT);
+    for (let first = 0; first < this.capacity; first += PROBE * 256) {
+      const n = Math.min(PROBE * 256, this.capacity - first);
+      readSync(this.fd, chunk, 0, n * SLOT, HEADER + first * SLOT);
+      for (let i = 0; i < n; i++) {
+        if (chunk[i * SLOT + 16] !== 0) next.put(Buffer.from(chunk.subarray(i * SLOT, (i + 1) * SLOT)));
+      }
+    }
+    next.sync();
+    closeSync(this.fd);
+    renameSync(next.path, this.path);
+    this.fd = next.fd;
+    this.capacity = next.capacity;
+    this.entries = next.entries;
+  }
+
+  private writeHeader(): void {
+    const head = Buffer.alloc(HEADER);
+    MAGIC.copy(head, 0);
+    head.writeUInt32LE(this.capacity, 8);
+    head.writeUInt32LE(this.entries, 12);
+    writeSync(this.fd, head, 0, HEADER, 0);
+  }
+}
