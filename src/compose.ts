@@ -251,6 +251,7 @@ export async function composeParts(
               base,
               writerLink === null ? {} : { apply: (updates) => writerLink.applyUpdates(updates) },
             ),
+            approverKey: keys.approver,
             submissions: createSubmissionPipeline({
               db,
               now,

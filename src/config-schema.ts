@@ -59,7 +59,7 @@ export const ConfigSchema = Type.Object(
       minLength: 1,
       default: '127.0.0.1',
       description:
-        "Address the writer role's internal server binds, and that api processes are given to reach it (a private address: callers present a token kept in the database).",
+        "Address the writer role's internal server binds, and that api processes are given to reach it (loopback by default; another address is this explicit setting. Callers present a token derived from the approver key; the database holds only its hash).",
     }),
     writerPort: Type.Integer({
       minimum: 0,

@@ -3,22 +3,29 @@
 // It starts its internal server, registers it in the database under a lease it renews, and
 // refuses to start while another writer's lease is live. At the stop it gives the registration
 // up first (api processes go back to writing themselves), then answers what is in flight.
-import { randomBytes } from 'node:crypto';
 import type { Parts } from '../compose.js';
 import { uuidv7 } from '../crypto/random-id.js';
 import { createBatcher } from '../process/batcher.js';
+import { submissionLookups } from '../store/submissions/submission-lookups.js';
+import type { Submission } from '../store/submissions/submission-writes.js';
 import {
   holdWriterEntry,
   releaseWriterEntry,
   type WriterEntry,
 } from '../store/submissions/writer-registry.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
+import { checkSubmission } from '../writer/submission-check.js';
+import { checkLedgerUpdates, UpdateRefused } from '../writer/update-check.js';
 import { startWriterServer } from '../writer/writer-server.js';
+import { writerToken, writerTokenHash } from '../writer/writer-token.js';
+import { WireError } from '../writer/writer-wire.js';
 
 /** How long the registration stays live without a renewal, ms (a killed writer is passed by after it). */
 const WRITER_LEASE_MS = 10_000;
 /** How often the writer renews its registration, ms. */
 const RENEW_EVERY_MS = 3_000;
+/** How far a submission's time may be from the writer's clock, ms (processes of one deployment). */
+const MAX_CLOCK_SKEW_MS = 30_000;
 /** Most api batches of ledger updates written in one transaction. */
 const MAX_UPDATE_GROUPS = 64;
 
@@ -37,12 +44,46 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
     },
     { maxBatch: MAX_UPDATE_GROUPS, sameTurn: true },
   );
-  const token = randomBytes(32).toString('base64url');
+  const instance = uuidv7();
+  const token = writerToken(ctx.keys.approver, instance);
+  const bounds = {
+    maxClockSkewMs: MAX_CLOCK_SKEW_MS,
+    maxFirstLookMs: ctx.tracker.firstLookAfterMs + MAX_CLOCK_SKEW_MS,
+  };
+  // Every submission is checked against the cosigned transaction and the index before it joins
+  // a batch (src/writer/submission-check.ts); one that fails refuses its request whole.
+  const checkSubmissions = async (claimed: readonly Submission[]) => {
+    const outpoints = [...new Set(claimed.flatMap((s) => s.inputs.map((o) => `${o.txid}_${o.vout}`)))];
+    const { known } = await submissionLookups(db, [], outpoints).catch(() => {
+      throw new WireError('an input is not an outpoint');
+    });
+    const now = ctx.now();
+    return claimed.map((s, n) => {
+      const checked = checkSubmission(s, known, ctx.token, now, bounds);
+      if (!checked.ok) throw new WireError(`submissions[${n}]: ${checked.reason}`);
+      return checked.submission;
+    });
+  };
+  const checkUpdates = async (sent: readonly LedgerUpdate[]) => {
+    try {
+      return (await checkLedgerUpdates(sent, ctx.ledger)).write;
+    } catch (err) {
+      if (err instanceof UpdateRefused) throw new WireError(err.message);
+      throw err;
+    }
+  };
   const server = await startWriterServer(
-    { token, log: logger, commit: (s) => committer.add(s), applyUpdates: (u) => updates.add(u) },
+    {
+      token,
+      log: logger,
+      checkSubmissions,
+      checkUpdates,
+      commit: (s) => committer.add(s),
+      applyUpdates: (u) => updates.add(u),
+    },
     { host: config.writerHost, port: config.writerPort },
   );
-  const entry: WriterEntry = { url: server.url, token, instance: uuidv7() };
+  const entry: WriterEntry = { url: server.url, tokenHash: writerTokenHash(token), instance };
   const hold = () => {
     const now = ctx.now();
     return holdWriterEntry(db, entry, now, new Date(now.getTime() + WRITER_LEASE_MS));

@@ -14,6 +14,7 @@ import type { Submission, SubmissionVerdict } from '../store/submissions/submiss
 import { liveWriter, type WriterEntry } from '../store/submissions/writer-registry.js';
 import type { LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 import { WRITER_PATHS } from './writer-server.js';
+import { writerToken, writerTokenHash } from './writer-token.js';
 import { decodeVerdict, encodeSubmission } from './writer-wire.js';
 
 export interface LocalWrites {
@@ -52,19 +53,32 @@ export function createWriterLink(deps: {
   readonly log: Logger;
   readonly local: LocalWrites;
   readonly settings: WriterLinkSettings;
+  /** The approver key: the writer's token is derived from it and the writer's instance id. */
+  readonly approverKey: Uint8Array;
 }): WriterLink {
   const { log, local, settings } = deps;
   const agent = new Agent({ keepAlive: true, maxSockets: 2 * IN_FLIGHT });
-  let writer: WriterEntry | null = null;
+  let writer: (WriterEntry & { readonly token: string }) | null = null;
   let passedByUntil = 0;
+  let refusedInstance: string | null = null;
   const counted = { viaWriter: 0, local: 0 };
 
   const refresh = async () => {
     try {
       const found = await liveWriter(deps.db, deps.now());
-      if (found?.url !== writer?.url)
-        log.info({ writer: found?.url ?? null }, 'the writer this process sends to');
-      writer = found;
+      const token = found === null ? null : writerToken(deps.approverKey, found.instance);
+      // A writer started with another approver key: its token is not ours, so it is passed by.
+      const usableFound =
+        found !== null && token !== null && writerTokenHash(token) === found.tokenHash
+          ? { ...found, token }
+          : null;
+      if (found !== null && usableFound === null && refusedInstance !== found.instance) {
+        refusedInstance = found.instance;
+        log.error({ writer: found.url }, 'the registered writer holds another approver key; writing here');
+      }
+      if (usableFound?.url !== writer?.url)
+        log.info({ writer: usableFound?.url ?? null }, 'the writer this process sends to');
+      writer = usableFound;
     } catch (err) {
       log.warn({ err }, 'looking up the writer failed; keeping the last one known');
     }
@@ -74,7 +88,7 @@ export function createWriterLink(deps: {
 
   const usable = () => (writer !== null && Date.now() >= passedByUntil ? writer : null);
 
-  const passBy = (target: WriterEntry, err: unknown) => {
+  const passBy = (target: WriterEntry & { readonly token: string }, err: unknown) => {
     if (Date.now() >= passedByUntil)
       log.warn(
         { writer: target.url, err: err instanceof Error ? err.message : String(err) },
@@ -83,7 +97,7 @@ export function createWriterLink(deps: {
     passedByUntil = Date.now() + settings.refreshMs;
   };
 
-  const post = (target: WriterEntry, path: string, body: unknown) =>
+  const post = (target: WriterEntry & { readonly token: string }, path: string, body: unknown) =>
     new Promise<unknown>((resolve, reject) => {
       const text = JSON.stringify(body);
       const req = request(

@@ -15,11 +15,18 @@ import {
 import type { LedgerUpdate } from '../../src/usecases/track/apply-ledger-status.js';
 import { createWriterLink, type WriterLink } from '../../src/writer/writer-link.js';
 import { startWriterServer, type WriterServer } from '../../src/writer/writer-server.js';
+import { writerToken, writerTokenHash } from '../../src/writer/writer-token.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { aSubmission } from '../support/submission-fixture.js';
 
 const log = pino({ level: 'silent' });
-const TOKEN = 'a-token-of-the-writer';
+const APPROVER_KEY = new Uint8Array(32).fill(7);
+const TOKEN = writerToken(APPROVER_KEY, 'writer-1');
+/** This test's writer servers check nothing: what the checks do is submission-check's test's. */
+const trusting = {
+  checkSubmissions: async (c: readonly Submission[]) => [...c],
+  checkUpdates: async (u: readonly LedgerUpdate[]) => [...u],
+};
 
 function submission(n: number): Submission {
   return aSubmission({
@@ -41,13 +48,19 @@ describeOnEachDb('the writer link', (fresh) => {
   let link: WriterLink;
   const now = () => new Date();
   const register = (token = TOKEN, url = server.url) =>
-    holdWriterEntry(fresh.db, { url, token, instance: 'writer-1' }, now(), new Date(Date.now() + 60_000));
+    holdWriterEntry(
+      fresh.db,
+      { url, tokenHash: writerTokenHash(token), instance: 'writer-1' },
+      now(),
+      new Date(Date.now() + 60_000),
+    );
 
   before(async () => {
     server = await startWriterServer(
       {
         token: TOKEN,
         log,
+        ...trusting,
         commit: async (s) =>
           s.ticketId === 'ticket-2'
             ? { kind: 'conflict', code: 'INPUT_LOCKED', detail: 'held' }
@@ -72,6 +85,7 @@ describeOnEachDb('the writer link', (fresh) => {
         },
       },
       settings: { refreshMs: 60_000, timeoutMs: 2_000 },
+      approverKey: APPROVER_KEY,
     });
   });
   after(async () => {
@@ -104,7 +118,7 @@ describeOnEachDb('the writer link', (fresh) => {
     assert.equal(here.submissions.length, 1, 'nothing more written here');
   });
 
-  it('a writer that refuses the token is passed by: the process writes itself, and a submission the writer committed counts as created', async () => {
+  it('a writer registered under another approver key (its token is not ours) is passed by: the process writes itself, and a submission the writer committed counts as created', async () => {
     assert.equal(await register('another-token'), true);
     await link.refresh();
     hereAnswers = (s) => ({ kind: 'duplicate', ticketId: s.ticketId });
@@ -122,7 +136,13 @@ describeOnEachDb('the writer link', (fresh) => {
 
   it('a writer that is gone (nothing listens) is passed by the same way', async () => {
     const gone = await startWriterServer(
-      { token: TOKEN, log, commit: async () => ({ kind: 'created' }), applyUpdates: async () => undefined },
+      {
+        token: TOKEN,
+        log,
+        ...trusting,
+        commit: async () => ({ kind: 'created' }),
+        applyUpdates: async () => undefined,
+      },
       { host: '127.0.0.1', port: 0 },
     );
     await gone.close();
@@ -133,6 +153,7 @@ describeOnEachDb('the writer link', (fresh) => {
       log,
       local: { commit: async () => ({ kind: 'funding-lost' }), applyUpdates: async () => undefined },
       settings: { refreshMs: 60_000, timeoutMs: 2_000 },
+      approverKey: APPROVER_KEY,
     });
     try {
       await relink.refresh();
@@ -166,8 +187,8 @@ describeOnEachDb('the writer link', (fresh) => {
     await fresh.db.query("DELETE FROM settings WHERE key = 'writer'");
     const t0 = new Date('2030-01-01T00:00:00Z');
     const later = (ms: number) => new Date(t0.getTime() + ms);
-    const first = { url: 'http://127.0.0.1:1', token: 't1', instance: 'w1' };
-    const second = { url: 'http://127.0.0.1:2', token: 't2', instance: 'w2' };
+    const first = { url: 'http://127.0.0.1:1', tokenHash: 'h1', instance: 'w1' };
+    const second = { url: 'http://127.0.0.1:2', tokenHash: 'h2', instance: 'w2' };
     assert.equal(await holdWriterEntry(fresh.db, first, t0, later(10_000)), true);
     assert.equal(
       await holdWriterEntry(fresh.db, second, later(1_000), later(11_000)),
@@ -192,7 +213,7 @@ describeOnEachDb('the writer link', (fresh) => {
       true,
       'the lapsed one is taken',
     );
-    assert.equal((await liveWriter(fresh.db, later(15_000)))?.token, 't2');
+    assert.equal((await liveWriter(fresh.db, later(15_000)))?.tokenHash, 'h2');
     await releaseWriterEntry(fresh.db, second.instance);
     assert.equal(await liveWriter(fresh.db, later(15_000)), null);
   });

@@ -1,6 +1,7 @@
 // Where api processes find the deployment's writer (docs/adr/0007-one-writer-per-deployment.md):
-// one row of `settings`, the writer's address and the token its callers present, held under a
-// lease the writer renews. A second writer is refused while the lease is live; once it lapses
+// one row of `settings`, the writer's address, its instance id and the hash of the token its
+// callers present (the token itself is derived from the approver key, src/writer/writer-token.ts,
+// and never stored), held under a lease the writer renews. A second writer is refused while the lease is live; once it lapses
 // (the writer was killed), the next writer to start takes the row over.
 import type { Queryable } from '../db/db.js';
 
@@ -9,8 +10,8 @@ const KEY = 'writer';
 export interface WriterEntry {
   /** Base URL of the writer's internal HTTP server. */
   readonly url: string;
-  /** Bearer token its callers present. */
-  readonly token: string;
+  /** SHA-256 (hex) of the bearer token its callers present; the token is derived, not stored. */
+  readonly tokenHash: string;
   /** Which writer process holds the row (a random id per start). */
   readonly instance: string;
 }
