@@ -1,6 +1,9 @@
 // Reading settings from their sources: the JSON file, the environment and argv flags.
 // Strings from env and flags are converted by the setting's schema type; whatever does not
 // convert is left as is, so validation reports it with the source it came from.
+// Every variable may instead be given as `<NAME>_FILE`, the path of a file holding the value
+// (Docker and compose secrets, systemd credentials): no secret need be in the environment.
+import { readFileSync } from 'node:fs';
 import {
   CONFIG_KEYS,
   type ConfigKey,
@@ -48,27 +51,71 @@ export function parseSetting(key: ConfigKey, raw: string): unknown {
 const FLAG_TO_KEY = new Map(CONFIG_KEYS.map((key) => [flagNameOf(key), key]));
 const ENV_TO_KEY = new Map(CONFIG_KEYS.map((key) => [envNameOf(key), key]));
 
-/** Settings from the environment: TOKENPROXY_* (unknown ones are problems), then aliases. */
-export function settingsFromEnv(
+/** TOKENPROXY_* variables that are no setting of the service: the CLI's connection (src/cli/args.ts). */
+const NOT_SETTINGS: ReadonlySet<string> = new Set([
+  'TOKENPROXY_CONFIG',
+  'TOKENPROXY_URL',
+  'TOKENPROXY_ADMIN_KEY',
+  'TOKENPROXY_ADMIN_KEY_FILE',
+]);
+
+/**
+ * The environment with every `<NAME>_FILE` read into `<NAME>` (its content, trailing newline
+ * dropped). Both set is a problem: which one was meant is not known. An unreadable file is a problem
+ * naming the variable and the path.
+ */
+export function withFileVariables(
   env: Readonly<Record<string, string | undefined>>,
   problems: string[],
+  read: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): { readonly env: Record<string, string | undefined>; readonly fromFile: ReadonlyMap<string, string> } {
+  const out: Record<string, string | undefined> = { ...env };
+  const fromFile = new Map<string, string>();
+  for (const [fileName, path] of Object.entries(env)) {
+    if (!fileName.endsWith('_FILE') || path === undefined || path === '' || NOT_SETTINGS.has(fileName))
+      continue;
+    const name = fileName.slice(0, -'_FILE'.length);
+    if (!ENV_TO_KEY.has(name) && !Object.values(ENV_ALIASES).includes(name)) continue;
+    if (env[name] !== undefined && env[name] !== '') {
+      problems.push(`both ${name} and ${fileName} are set: keep one`);
+      continue;
+    }
+    try {
+      out[name] = read(path).replace(/\r?\n$/, '');
+      fromFile.set(name, `file ${path} (env ${fileName})`);
+    } catch (err) {
+      problems.push(
+        `${fileName}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
+    }
+    delete out[fileName];
+  }
+  return { env: out, fromFile };
+}
+
+/** Settings from the environment: TOKENPROXY_* (unknown ones are problems), then aliases. */
+export function settingsFromEnv(
+  given: Readonly<Record<string, string | undefined>>,
+  problems: string[],
 ): SettingValue[] {
+  const { env, fromFile } = withFileVariables(given, problems);
+  const originOf = (name: string) => fromFile.get(name) ?? `env ${name}`;
   const out: SettingValue[] = [];
   const seen = new Set<ConfigKey>();
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith('TOKENPROXY_') || name === 'TOKENPROXY_CONFIG' || raw === undefined) continue;
+    if (!name.startsWith('TOKENPROXY_') || NOT_SETTINGS.has(name) || raw === undefined) continue;
     const key = ENV_TO_KEY.get(name);
     if (key === undefined) {
       problems.push(`unknown setting in environment: ${name}`);
       continue;
     }
-    out.push({ key, value: parseSetting(key, raw), origin: `env ${name}` });
+    out.push({ key, value: parseSetting(key, raw), origin: originOf(name) });
     seen.add(key);
   }
   for (const [key, name] of Object.entries(ENV_ALIASES) as [ConfigKey, string][]) {
     const raw = env[name];
     if (raw === undefined || raw === '' || seen.has(key)) continue;
-    out.push({ key, value: parseSetting(key, raw), origin: `env ${name}` });
+    out.push({ key, value: parseSetting(key, raw), origin: originOf(name) });
   }
   return out;
 }

@@ -18,6 +18,12 @@ export function runBurn(argv: readonly string[]): Promise<number> {
     const amount = requiredFlag(values, 'amount');
     const from = stringFlag(values, 'from') ?? 'mint';
     if (from !== 'mint' && from !== 'fee') throw new CliError(`--from must be mint or fee, not '${from}'`);
-    return callService(connectionOf(values), 'POST', '/v2/admin/burn', { amount, from });
+    return callService(
+      connectionOf(values),
+      'POST',
+      '/v2/admin/burn',
+      { amount, from },
+      { idempotent: true },
+    );
   });
 }

@@ -1,10 +1,24 @@
 // The CLI's HTTP calls to the running service: JSON in and out, the admin key as a Bearer
-// token, problem details turned into one line for stderr.
+// token, problem details turned into one line for stderr. A write that moves value (mint, burn,
+// a funding payment) carries one Idempotency-Key per invocation and is sent again with the same
+// key when the network fails (the process answering may have died after the write committed):
+// the service answers the first answer again instead of writing twice.
+import { randomUUID } from 'node:crypto';
 import { CliError, type Connection } from './args.js';
 
 const TIMEOUT_MS = 60_000;
+/** Attempts of an idempotent write whose request never got an answer, and the pause between. */
+const IDEMPOTENT_ATTEMPTS = 4;
+const RETRY_PAUSE_MS = 1_000;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface CallOptions {
+  /** Send an Idempotency-Key and retry network failures with it (writes that move value). */
+  readonly idempotent?: boolean;
+  /** The pause before each retry, ms (tests shorten it). */
+  readonly retryPauseMs?: number;
+}
 
 /** Calls `method path` on the service; answers the parsed JSON body of a 2xx response. */
 export async function callService(
@@ -12,6 +26,7 @@ export async function callService(
   method: HttpMethod,
   path: string,
   body?: unknown,
+  options: CallOptions = {},
 ): Promise<unknown> {
   const url = `${conn.url}${path}`;
   const headers: Record<string, string> = {
@@ -19,16 +34,21 @@ export async function callService(
     accept: 'application/json',
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers,
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new CliError(`cannot reach the service at ${conn.url} (${reasonOf(err)}); is it running?`);
+  if (options.idempotent === true) headers['idempotency-key'] = `cli-${randomUUID()}`;
+  const attempts = options.idempotent === true ? IDEMPOTENT_ATTEMPTS : 1;
+  let response: Response | undefined;
+  for (let attempt = 1; response === undefined; attempt++) {
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (err) {
+      if (attempt >= attempts) throw unreachable(conn, err, attempt);
+      await new Promise((r) => setTimeout(r, (options.retryPauseMs ?? RETRY_PAUSE_MS) * attempt));
+    }
   }
   const text = await response.text();
   if (!response.ok) throw new CliError(problemLine(response.status, text));
@@ -56,6 +76,14 @@ export function problemLine(status: number, text: string): string {
   } catch {
     return `${status}: ${text.slice(0, 200)}`;
   }
+}
+
+function unreachable(conn: Connection, err: unknown, attempts: number): CliError {
+  const tries = attempts > 1 ? `, ${attempts} attempts with one Idempotency-Key` : '';
+  return new CliError(
+    `cannot reach the service at ${conn.url} (${reasonOf(err)}${tries}); is it running? ` +
+      `The URL comes from --url, else TOKENPROXY_URL, else http://127.0.0.1:<port of the configuration>`,
+  );
 }
 
 function reasonOf(err: unknown): string {

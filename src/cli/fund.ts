@@ -21,9 +21,12 @@ export function runFund(argv: readonly string[]): Promise<number> {
     const txid = stringFlag(values, 'txid');
     const rawtx = stringFlag(values, 'rawtx');
     if (txid === undefined) return callService(connectionOf(values), 'GET', '/v2/admin/funding');
-    return callService(connectionOf(values), 'POST', '/v2/admin/funding/payments', {
-      txid,
-      ...(rawtx !== undefined && { rawtx }),
-    });
+    return callService(
+      connectionOf(values),
+      'POST',
+      '/v2/admin/funding/payments',
+      { txid, ...(rawtx !== undefined && { rawtx }) },
+      { idempotent: true },
+    );
   });
 }

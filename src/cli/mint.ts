@@ -16,6 +16,6 @@ export function runMint(argv: readonly string[]): Promise<number> {
   return runCommand(argv, spec, async ({ values }) => {
     const to = requiredFlag(values, 'to');
     const amount = requiredFlag(values, 'amount');
-    return callService(connectionOf(values), 'POST', '/v2/admin/mint', { to, amount });
+    return callService(connectionOf(values), 'POST', '/v2/admin/mint', { to, amount }, { idempotent: true });
   });
 }
