@@ -94,6 +94,22 @@ export const ConfigSchema = Type.Object(
           "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
       }),
     ),
+    sandboxPublicSubmit: Type.Boolean({
+      default: true,
+      description:
+        "In sandbox, the reference client's built-in sandbox token submits transfers (one shared principal, rate-limited per client address); production never accepts it.",
+    }),
+    faucetAmount: Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 1_000_000,
+      description: 'Atomic units the sandbox faucet (POST /v2/faucet) sends per grant.',
+    }),
+    faucetPerAddressPerDay: Count(3, 'Sandbox faucet grants per receiving address in any 24 hours.'),
+    faucetPerClientPerDay: Count(
+      10,
+      'Sandbox faucet grants per client address (IP, IPv6 /64) in any 24 hours.',
+    ),
     corsOrigins: Type.Array(Type.String({ minLength: 1 }), {
       default: ['*'],
       description:

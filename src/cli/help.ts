@@ -22,6 +22,7 @@ export const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['fund', 'the funding address and pool level; record a payment to it'],
   ['audit', 'recompute balances and supply from the transactions'],
   ['mine', 'mine blocks on the embedded devnet'],
+  ['faucet', "send the sandbox's test tokens to an address (sandbox only)"],
   ['freeze', 'freeze an address: no transfer spending its outputs is cosigned'],
   ['unfreeze', 'lift the freeze of an address'],
   ['freezes', 'the frozen addresses, what they hold, and the record'],

@@ -13,6 +13,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   keys: async (argv) => (await import('./keys.js')).runKeys(argv),
   mint: async (argv) => (await import('./mint.js')).runMint(argv),
   mine: async (argv) => (await import('./mine.js')).runMine(argv),
+  faucet: async (argv) => (await import('./faucet.js')).runFaucet(argv),
   status: async (argv) => (await import('./status.js')).runStatus(argv),
   burn: async (argv) => (await import('./burn.js')).runBurn(argv),
   fund: async (argv) => (await import('./fund.js')).runFund(argv),

@@ -38,7 +38,7 @@ import {
 import { ProblemSchema } from './schemas/common.js';
 import { WIRE_SCHEMAS } from './schemas/wire-schemas.js';
 import { typeboxValidatorCompiler } from './validation.js';
-import { anonymousTokensOf } from './well-known-tokens.js';
+import { anonymousTokensOf, publicPrincipalsOf } from './well-known-tokens.js';
 
 export type AppInstance = FastifyInstance<
   RawServerDefault,
@@ -56,7 +56,7 @@ export type HttpConfig = Pick<
   Config,
   'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl' | 'fundingRefillMs'
 > &
-  Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env'>>;
+  Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env' | 'sandboxPublicSubmit'>>;
 
 /** Answers smaller than this many bytes go out uncompressed even when the client accepts gzip. */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
@@ -116,6 +116,7 @@ export function buildApp(deps: AppDeps): AppInstance {
       env: config.env ?? 'sandbox',
       anonymousTokens: config.anonymousTokens,
     }),
+    publicPrincipals: publicPrincipalsOf(config),
   });
   if (deps.rateLimit !== undefined) installRateLimit(root, deps.rateLimit);
   installAuthFailures(root);

@@ -48,6 +48,8 @@ export const ERRORS = {
   TX_NOT_FOUND: { status: 404, title: 'Transaction not known to the ledger' },
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  FAUCET_LIMIT: { status: 429, title: 'Faucet grants used up for today' },
+  SANDBOX_ONLY: { status: 403, title: 'Served in the sandbox only' },
   // Service state
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },
   FUNDING_EXHAUSTED: { status: 503, title: 'Funding pool exhausted' },

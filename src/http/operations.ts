@@ -101,6 +101,11 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'GET /v1/tx/{txid}': { id: 'getRawTx', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
   'GET /v2/parse/{txid}': { id: 'parseTx', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
   'POST /v2/parse': { id: 'parseRawTx', tag: 'transactions', errors: ['INVALID_TX'] },
+  'POST /v2/faucet': {
+    id: 'requestTestTokens',
+    tag: 'transfer',
+    errors: ['INVALID_ADDRESS', 'ADDRESS_FROZEN', 'FAUCET_LIMIT', 'SANDBOX_ONLY', 'FUNDING_EXHAUSTED'],
+  },
   'GET /healthz': { id: 'getLiveness', tag: 'health' },
   'GET /readyz': { id: 'getReadiness', tag: 'health' },
   'GET /metrics': { id: 'getMetrics', tag: 'operations', text: 'Prometheus text exposition format' },

@@ -4,7 +4,25 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../app-error.js';
 
-export type Scope = 'read' | 'submit' | 'admin';
+/**
+ * `admin` holds every scope. The narrow admin scopes (issue 32) each hold one power of the
+ * issuer's and `audit`, the read-only view of the admin routes; `audit` holds `read`.
+ */
+export type Scope =
+  | 'read'
+  | 'submit'
+  | 'admin'
+  | 'mint'
+  | 'burn'
+  | 'freeze'
+  | 'seize'
+  | 'pause'
+  | 'keys'
+  | 'policy'
+  | 'audit';
+
+/** The narrow admin scopes: each grants its power and `audit`. */
+export const NARROW_ADMIN_SCOPES = ['mint', 'burn', 'freeze', 'seize', 'pause', 'keys', 'policy'] as const;
 /** What a route needs: a scope, or `public` (no key is looked at: health, docs). */
 export type RouteScope = Scope | 'public';
 
@@ -14,6 +32,12 @@ export interface ApiKeyPrincipal {
   readonly scopes: readonly Scope[];
   /** The key's own rate limit (requests per window); null or absent: the configured one. */
   readonly rateLimit?: number | null;
+  /**
+   * A well-known public token standing for everyone who holds it (the reference client's sandbox
+   * default, in sandbox): counted per client address by the rate limit, and it owns nothing it
+   * submits (no one sees another's callback URL through it).
+   */
+  readonly shared?: boolean;
 }
 
 export interface ApiKeyVerifier {
@@ -42,13 +66,25 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTE_SCOPES: readonly RouteScope[] = ['public', 'read', 'submit', 'admin'];
+export const ROUTE_SCOPES: readonly RouteScope[] = [
+  'public',
+  'read',
+  'submit',
+  'admin',
+  ...NARROW_ADMIN_SCOPES,
+  'audit',
+];
 
-/** admin has every scope; submit implies read. */
+const isNarrowAdmin = (s: Scope) => (NARROW_ADMIN_SCOPES as readonly Scope[]).includes(s);
+
+/** admin has every scope; a narrow admin scope implies audit; audit and submit imply read. */
 export function grants(scopes: readonly Scope[], needed: Scope): boolean {
   if (scopes.includes('admin')) return true;
-  if (needed === 'read') return scopes.includes('read') || scopes.includes('submit');
-  return scopes.includes(needed);
+  if (scopes.includes(needed)) return true;
+  const audits = scopes.includes('audit') || scopes.some(isNarrowAdmin);
+  if (needed === 'audit') return audits;
+  if (needed === 'read') return audits || scopes.includes('read') || scopes.includes('submit');
+  return false;
 }
 
 export type PresentedKey =
@@ -88,6 +124,8 @@ export interface AuthOptions {
   readonly anonymousRead: boolean;
   /** Well-known public tokens read as no key (src/http/well-known-tokens.ts). */
   readonly anonymousTokens?: ReadonlySet<string>;
+  /** Well-known public tokens that stand for a shared principal (sandbox only: well-known-tokens.ts). */
+  readonly publicPrincipals?: ReadonlyMap<string, ApiKeyPrincipal>;
 }
 
 /** What a 401 for a missing key says: how a newcomer gets one. */
@@ -103,6 +141,12 @@ export async function authenticate(
   if (needed === 'public') return null;
   if (presented.kind === 'malformed')
     throw new AppError('UNAUTHORIZED', `Invalid API key: ${presented.reason}`);
+  const shared = presented.kind === 'key' ? options.publicPrincipals?.get(presented.key) : undefined;
+  if (shared !== undefined) {
+    if (!grants(shared.scopes, needed))
+      throw new AppError('FORBIDDEN', `this public token lacks the '${needed}' scope`);
+    return shared;
+  }
   if (presented.kind === 'key' && options.anonymousTokens?.has(presented.key) === true) {
     if (needed === 'read' && options.anonymousRead) return null;
     throw new AppError(
@@ -123,6 +167,11 @@ export async function authenticate(
     throw new AppError('FORBIDDEN', `API key lacks the '${needed}' scope`);
   }
   return principal;
+}
+
+/** The key a submission is recorded under: none for a shared public principal. */
+export function submitterIdOf(principal: ApiKeyPrincipal | null): string | null {
+  return principal === null || principal.shared === true ? null : principal.id;
 }
 
 /** The principal of a request (null when anonymous). */

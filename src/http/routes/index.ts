@@ -17,6 +17,7 @@ import { arcCallbackRoutes } from './arc-callback-routes.js';
 import { consoleRoutes } from './console-routes.js';
 import { consoleSearchRoutes } from './console-search-routes.js';
 import { deliveryRoutes } from './delivery-routes.js';
+import { faucetRoutes } from './faucet-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
@@ -29,7 +30,14 @@ import { transferRoutes } from './transfer-routes.js';
 export interface RouteParts {
   readonly config: Pick<
     Config,
-    'env' | 'maxAddresses' | 'metricsToken' | 'callbackAllow' | 'fundingPoolLowWater'
+    | 'env'
+    | 'maxAddresses'
+    | 'metricsToken'
+    | 'callbackAllow'
+    | 'fundingPoolLowWater'
+    | 'faucetAmount'
+    | 'faucetPerAddressPerDay'
+    | 'faucetPerClientPerDay'
   >;
   readonly ctx: ServiceContext;
   readonly masterKey: Uint8Array;
@@ -90,6 +98,13 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     consoleSearchRoutes(deps),
     freezeRoutes(deps),
     consolePageRoutes(),
+    faucetRoutes({
+      ...deps,
+      mintKey: parts.keys.mint,
+      amount: BigInt(config.faucetAmount),
+      perAddressPerDay: config.faucetPerAddressPerDay,
+      perClientPerDay: config.faucetPerClientPerDay,
+    }),
     ...(parts.arc === null ? [] : [arcCallbackRoutes(parts.arc)]),
   ];
 }
