@@ -1,7 +1,8 @@
 // Many valid transactions for the devnet, built fast: `lanes` coins of the genesis, each spent
 // over and over by a 1-input, 1-output P2PKH transaction back to its owner (1 satoshi of fee),
 // signed with libsecp256k1. The live UTXO set stays at `lanes` outputs however long it runs,
-// which is what a test of memory bounded by the live set (not the history) needs.
+// which is what a test of memory bounded by the live set (not the history) needs. Two loads of
+// the same lanes and another fee spend the same coins in different transactions (double spends).
 import { P2PKH, PrivateKey, Transaction, UnlockingScript } from '@bsv/sdk';
 import { signDigest } from '../../src/crypto/secp256k1.js';
 import { sighashDigest } from '../../src/crypto/sighash.js';
@@ -23,7 +24,7 @@ export interface Load {
   next(): { readonly txid: string; readonly raw: Uint8Array };
 }
 
-export function spendingLoad(lanes: number): Load {
+export function spendingLoad(lanes: number, fee = 1n): Load {
   const genesis = Array.from({ length: lanes }, () => ({
     lockingScript: LOCK.toUint8Array(),
     satoshis: COIN,
@@ -44,7 +45,7 @@ export function spendingLoad(lanes: number): Load {
         unlockingScript: new UnlockingScript(),
         sequence: 0xffffffff,
       });
-      tx.addOutput({ satoshis: Number(head.satoshis - 1n), lockingScript: LOCK });
+      tx.addOutput({ satoshis: Number(head.satoshis - fee), lockingScript: LOCK });
       const digest = sighashDigest(tx, 0, LOCK, head.satoshis, SIGHASH_ALL_FORKID);
       const der = signDigest(digest, PRIVATE);
       tx.inputs[0]!.unlockingScript = UnlockingScript.fromBinary([
@@ -53,7 +54,7 @@ export function spendingLoad(lanes: number): Load {
       ]);
       const raw = Uint8Array.from(tx.toBinary());
       const txid = txidOf(raw);
-      heads[lane] = { txid, vout: 0, satoshis: head.satoshis - 1n };
+      heads[lane] = { txid, vout: 0, satoshis: head.satoshis - fee };
       return { txid, raw };
     },
   };
