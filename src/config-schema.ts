@@ -155,6 +155,12 @@ export const ConfigSchema = Type.Object(
         'x-secret': 'value',
       }),
     ),
+    readinessRoundMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        'A tracker or deliverer that has finished no round of its loop for this long is not ready (/readyz answers 503, tokenproxy_role_ready 0), milliseconds.',
+    }),
     logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
     approverKey: SecretKey(
       'Approver private key (hex); absent: keys.json in dataDir (refused in production).',

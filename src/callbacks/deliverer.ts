@@ -55,6 +55,8 @@ export interface DelivererOptions {
   readonly sender?: WebhookSender;
   /** Told of each attempt once it is recorded, by outcome (the attempts counter of /metrics). */
   readonly onAttempt?: (outcome: AttemptOutcome['kind']) => void;
+  /** Told when a look at the outbox or a write of outcomes finishes (the role's liveness). */
+  readonly onRound?: () => void;
 }
 
 export interface Deliverer {
@@ -106,6 +108,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     // PGlite runs each statement on this thread: fewer, larger writes leave more of it to HTTP.
     gatherMs: db.dialect === 'pglite' ? 5 : 2,
     onFlushed: () => {
+      options.onRound?.();
       flushes++;
       slots.signal();
     },
@@ -252,6 +255,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         lastFull = false;
         try {
           lastFull = await fill();
+          options.onRound?.();
         } catch (err) {
           log.error({ err }, 'leasing callbacks failed');
           if (!forever) throw err;

@@ -1,6 +1,8 @@
 // The service's Prometheus metrics, one registry per running service: HTTP requests per
 // route (rate, latency, errors), ledger round trips, ticket timings (ticket-timings.ts),
-// callback attempts (counted by the deliverer), and Node's own (event-loop lag, memory, GC).
+// callback attempts (counted by the deliverer), the tracker's sweeps, and Node's own (event-loop
+// lag, memory, GC, process_start_time_seconds). Every process has them; each is moved only by the
+// process doing the work, so a deployment's figure is the sum over its processes.
 // Gauges read from the database at scrape time live in service-gauges.ts.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -24,6 +26,10 @@ export interface ServiceMetrics {
   readonly batchSize: Histogram<'stage'>;
   /** Seconds a batch of the submission pipeline takes, by stage and outcome (ok, error). */
   readonly batchDuration: Histogram<'stage' | 'outcome'>;
+  /** The tracker's sweeps, by outcome (ok, error): moved only where the tracker runs. */
+  readonly trackerRounds: Counter<'outcome'>;
+  /** Seconds one sweep of the tracker takes. */
+  readonly trackerRoundDuration: Histogram;
 }
 
 /** Outcomes of a callback delivery attempt (store/callbacks/callback-outbox.ts AttemptOutcome). */
@@ -105,8 +111,21 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    trackerRounds: new Counter({
+      name: 'tokenproxy_tracker_rounds_total',
+      help: 'Sweeps of the tracker (due blocks and tickets looked at), by outcome (ok, error).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    trackerRoundDuration: new Histogram({
+      name: 'tokenproxy_tracker_round_duration_seconds',
+      help: 'Time one sweep of the tracker takes, seconds.',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
   };
   // Every outcome shows from the start (at 0), so that rates and alerts have a series to read.
   for (const outcome of CALLBACK_OUTCOMES) metrics.callbackAttempts.inc({ outcome }, 0);
+  for (const outcome of ['ok', 'error']) metrics.trackerRounds.inc({ outcome }, 0);
   return metrics;
 }

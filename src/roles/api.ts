@@ -4,6 +4,7 @@
 import type { Parts } from '../compose.js';
 import type { Config } from '../config.js';
 import { type AppInstance, buildApp } from '../http/app.js';
+import type { ReadinessCheck } from '../http/health.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from '../http/plugins/rate-limit-store.js';
 import { createRedisRateLimitStore } from '../http/plugins/rate-limit-store-redis.js';
 import { routeIndex } from '../http/routes/index.js';
@@ -17,7 +18,12 @@ export interface ApiRole {
   stop(): Promise<void>;
 }
 
-export async function startApiRole(parts: Parts, version: string): Promise<ApiRole> {
+/** `readiness`: what /readyz answers (default: the database answers); the service adds its other roles. */
+export async function startApiRole(
+  parts: Parts,
+  version: string,
+  readiness: ReadinessCheck = databaseReadiness(parts.db),
+): Promise<ApiRole> {
   const { config, logger, db, ctx } = parts;
   const apiKeys = storeApiKeyVerifier(db);
   const rateLimit = config.rateLimitEnabled ? await rateLimitOf(config) : undefined;
@@ -26,7 +32,7 @@ export async function startApiRole(parts: Parts, version: string): Promise<ApiRo
     config,
     logger,
     apiKeys,
-    readiness: databaseReadiness(db),
+    readiness,
     version,
     ...(rateLimit !== undefined && { rateLimit }),
     metrics: parts.metrics,

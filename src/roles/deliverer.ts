@@ -4,7 +4,8 @@ import { parseCallbackAllow } from '../callbacks/address-guard.js';
 import { createDeliverer, type Deliverer } from '../callbacks/deliverer.js';
 import type { Parts } from '../compose.js';
 
-export function startDelivererRole(parts: Parts): Deliverer {
+/** `onRound`: told when a look at the outbox or a write of outcomes finishes (liveness). */
+export function startDelivererRole(parts: Parts, onRound?: () => void): Deliverer {
   const { config } = parts;
   const deliverer = createDeliverer({
     db: parts.db,
@@ -16,6 +17,7 @@ export function startDelivererRole(parts: Parts): Deliverer {
     concurrency: config.callbackConcurrency,
     perOriginLimit: config.callbackPerReceiver,
     onAttempt: (outcome) => parts.metrics.callbackAttempts.inc({ outcome }),
+    ...(onRound !== undefined && { onRound }),
   });
   deliverer.start();
   return deliverer;

@@ -6,9 +6,13 @@ import { addressesOf } from '../keys/operator-keys.js';
 import { fundingAlert } from '../metrics/funding-alert.js';
 import { purgeIdempotencyKeys } from '../store/access/idempotency-store.js';
 import { startFundingKeeper } from '../usecases/funding/funding-keeper.js';
-import { startTracker } from '../usecases/track/track-tickets.js';
+import { type RoundListener, startTracker } from '../usecases/track/track-tickets.js';
 
-export async function startTrackerRole(parts: Parts): Promise<{ stop(): Promise<void> }> {
+/** `onRound`: told after each of the tracker's sweeps (liveness and the tracker-round series). */
+export async function startTrackerRole(
+  parts: Parts,
+  onRound?: RoundListener,
+): Promise<{ stop(): Promise<void> }> {
   const { config, ctx, db, logger } = parts;
   logger.info({ step: 'funding' }, 'checking the funding pool (filled at first start)');
   const keeper = await startFundingKeeper(
@@ -31,7 +35,7 @@ export async function startTrackerRole(parts: Parts): Promise<{ stop(): Promise<
     },
     { lowWater: config.fundingPoolLowWater, refillEveryMs: config.fundingRefillMs },
   );
-  const tracker = startTracker(ctx);
+  const tracker = startTracker(ctx, undefined, onRound);
   const purger = setInterval(() => void purgeOldIdempotencyKeys(parts), config.idempotencyPurgeMs);
   return {
     async stop() {

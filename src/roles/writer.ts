@@ -31,6 +31,8 @@ const MAX_UPDATE_GROUPS = 64;
 
 export interface WriterRole {
   readonly url: string;
+  /** Whether it holds the registration: renewed within the lease, not taken over (readiness). */
+  registered(): boolean;
   stop(): Promise<void>;
 }
 
@@ -98,9 +100,11 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
     throw err;
   }
   let lost = false;
+  let heldAt = Date.now();
   const renewer = setInterval(() => {
     hold().then(
       (held) => {
+        if (held) heldAt = Date.now();
         if (!held && !lost) logger.error({ writer: entry.url }, 'another writer took the registration over');
         lost = !held;
       },
@@ -110,6 +114,7 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
   logger.info({ writer: entry.url }, 'writer registered');
   return {
     url: server.url,
+    registered: () => !lost && Date.now() - heldAt < WRITER_LEASE_MS,
     async stop() {
       clearInterval(renewer);
       await releaseWriterEntry(db, entry.instance).catch((err) =>

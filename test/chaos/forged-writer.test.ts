@@ -63,6 +63,9 @@ describe('attack: forged writes posted to the writer with a valid token', {
         'start',
         '--roles',
         'writer',
+        // Every process answers /healthz, /readyz and /metrics on its port: any free one here.
+        '--port',
+        '0',
         '--data-dir',
         writerDir,
         '--log-level',

@@ -57,6 +57,9 @@ describe('chaos: kill -9 of the writer in a stream of transfers', {
         'start',
         '--roles',
         'writer',
+        // Every process answers /healthz, /readyz and /metrics on its port: any free one here.
+        '--port',
+        '0',
         '--data-dir',
         writerDir,
         '--log-level',

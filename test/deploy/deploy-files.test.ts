@@ -75,6 +75,18 @@ describe('deploy/ files', () => {
         assert.deepEqual(config.trustProxy, ['127.0.0.1'], `${file}: nginx on loopback is trusted`);
       }
     }
+    // Every process answers /healthz, /readyz and /metrics on its port: no two systemd units share
+    // one (the Procfile's manager gives each process its own $PORT).
+    const unitPorts = lines
+      .filter((l) => l.file !== 'Procfile')
+      .map((l) => {
+        const at = l.args.indexOf('--port');
+        assert.ok(at >= 0, `${l.file}: names its port`);
+        return l.args[at + 1];
+      });
+    assert.equal(new Set(unitPorts).size, unitPorts.length, `one port per process: ${unitPorts}`);
+    for (const l of lines.filter((l) => l.file === 'Procfile'))
+      assert.ok(l.args.join(' ').includes('--port 5000'), `Procfile ${l.args}: its $PORT`);
     // Both deployments run every role but the devnet.
     for (const where of [(l: string) => l === 'Procfile', (l: string) => l !== 'Procfile']) {
       const run = new Set(lines.flatMap((l, i) => (where(l.file) ? roles[i]! : [])));

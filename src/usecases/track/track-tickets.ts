@@ -47,7 +47,14 @@ export async function trackDueTickets(
  * sweep asked for reaches subscribers (a push) before the sweep's own update of it, so a push
  * never lands after a newer look of the sweep (an old `mempool` undoing a later MINED).
  */
-export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): Promise<void> } {
+/** Told after each sweep: whether it finished without an error, and how long it took (liveness, metrics). */
+export type RoundListener = (ok: boolean, seconds: number) => void;
+
+export function startTracker(
+  ctx: ServiceContext,
+  intervalMs = 500,
+  onRound?: RoundListener,
+): { stop(): Promise<void> } {
   let stopped = false;
   const applier = serialApplier(ctx);
   const unsubscribe = ctx.ledger.subscribe((txid, status) => {
@@ -58,6 +65,8 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
   let canariesAt = Number.NEGATIVE_INFINITY;
   const sweepUntilStopped = async () => {
     while (!stopped) {
+      const startedAt = performance.now();
+      let ok = true;
       try {
         // Once a poll, the canaries (docs/adr/0008); then the blocks, whose first look asks about
         // the tickets in the mempool; then the due tickets, this poll's canaries among them.
@@ -75,8 +84,10 @@ export function startTracker(ctx: ServiceContext, intervalMs = 500): { stop(): P
           // the next batch of tickets
         }
       } catch (err) {
+        ok = false;
         ctx.log.error({ err }, 'tracker sweep failed');
       }
+      onRound?.(ok, (performance.now() - startedAt) / 1000);
       await sleep(intervalMs, () => stopped);
     }
   };
