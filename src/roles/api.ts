@@ -73,5 +73,6 @@ async function rateLimitOf(config: Config) {
     windowMs: config.rateLimitWindowMs,
     perKey: config.rateLimitPerKey,
     anonymous: config.rateLimitAnonymous,
+    answerBytes: config.rateLimitAnswerBytes,
   };
 }

@@ -7,6 +7,8 @@
 // t=<reset s>`); over the limit the answer is a 429 RATE_LIMITED problem with `Retry-After`.
 // Public routes (health, OpenAPI, docs) are not limited. A store that fails lets the request
 // through (logged): limits protect the service, they must not take it down.
+// An answer counts by its size too: each `answerBytes` it took on the wire beyond the first count
+// once more against its caller's limit (after it is sent: the next requests pay for a large one).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../app-error.js';
@@ -21,6 +23,8 @@ export interface RateLimitOptions {
   readonly perKey: number;
   /** Requests per window per anonymous client IP. */
   readonly anonymous: number;
+  /** An answer counts once more per this many bytes sent beyond the first (absent or 0: not counted). */
+  readonly answerBytes?: number;
   /** Clock, ms since the epoch (default Date.now). */
   readonly now?: () => number;
 }
@@ -74,8 +78,21 @@ function setHeaders(reply: FastifyReply, client: Client, windowMs: number, decis
 /** Adds the limiting hook; install it after installAuth so the principal is known. */
 export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
   const now = options.now ?? Date.now;
+  // Bytes the connection had sent when each request began (HTTP/1.1 answers one at a time).
+  const sentBefore = new WeakMap<FastifyRequest, number>();
+  const answerBytes = options.answerBytes ?? 0;
+  if (answerBytes > 0)
+    app.addHook('onResponse', async (request) => {
+      const before = sentBefore.get(request);
+      const socket = request.raw.socket;
+      if (before === undefined || socket === null) return;
+      const extra = Math.floor((socket.bytesWritten - before) / answerBytes);
+      if (extra > 0) await chargeAnswer(request, options, extra, now);
+    });
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config?.scope === 'public') return;
+    if (answerBytes > 0 && request.raw.socket !== null)
+      sentBefore.set(request, request.raw.socket.bytesWritten);
     const client = clientOf(request, options);
     let decision: RateLimitDecision;
     try {
@@ -99,4 +116,31 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
       );
     }
   });
+}
+
+/**
+ * Counts `units` more requests for the client of an answer already sent: as many as fit (a
+ * client at its limit is refused its next request anyway).
+ */
+async function chargeAnswer(
+  request: FastifyRequest,
+  options: RateLimitOptions,
+  units: number,
+  now: () => number,
+): Promise<void> {
+  const client = clientOf(request, options);
+  try {
+    for (let i = 0; i < Math.min(units, client.limit); i++) {
+      const decision = await options.store.hit({
+        client: client.id,
+        limit: client.limit,
+        windowMs: options.windowMs,
+        algorithm: options.algorithm,
+        nowMs: now(),
+      });
+      if (!decision.allowed) return;
+    }
+  } catch (err) {
+    request.log.warn({ err }, 'rate limit store failed counting an answer by its size');
+  }
 }

@@ -24,11 +24,14 @@ import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { describeIssue, validationIssues } from '../validation.js';
 import type { RouteDeps } from './route-deps.js';
+import { anonymousCap } from './sync-stream.js';
 
 const read = { scope: 'read' as const };
 
 /** The most records one address may ask for (the bound POST /v1/sync puts on `limit`). */
 export const MAX_HISTORY_LIMIT = 100_000;
+/** Entries GET /v2/history/{address} answers when no limit is asked (the multi form's default too). */
+export const DEFAULT_HISTORY_LIMIT = 100;
 
 const FromScore = Type.Integer({
   minimum: 0,
@@ -153,7 +156,10 @@ export function historyRoutes(deps: RouteDeps) {
           querystring: Type.Object({
             ...authTokenQuery,
             from: Type.Optional(FromScore),
-            limit: Type.Optional(Limit),
+            limit: Type.Optional({
+              ...Limit,
+              description: `Entries at most (default ${DEFAULT_HISTORY_LIMIT}; an anonymous caller at most anonymousMaxRecords); page on with from = nextScore`,
+            }),
             order: Type.Optional(HistoryOrder),
           }),
           response: { 200: HistorySchema, ...problemResponses(400) },
@@ -161,10 +167,15 @@ export function historyRoutes(deps: RouteDeps) {
       },
       async (request) => {
         const address = checkAddress(request.params.address);
-        const { from, limit, order } = request.query;
+        const { from, order } = request.query;
+        // Bounded: a default, and an anonymous caller's cap (contract.md, Long answers).
+        const limit = Math.min(
+          request.query.limit ?? DEFAULT_HISTORY_LIMIT,
+          anonymousCap(request, deps) ?? MAX_HISTORY_LIMIT,
+        );
         const query: HistoryQuery = {
           ...(from === undefined ? {} : { fromScore: BigInt(from) }),
-          ...(limit === undefined ? {} : { limit }),
+          limit,
           ...(order === undefined ? {} : { order }),
         };
         const records = await select([address], historySelection(query));
@@ -200,9 +211,16 @@ export function historyRoutes(deps: RouteDeps) {
           ...(item.limit === undefined ? {} : { limit: item.limit }),
           ...(item.order === undefined ? {} : { order: item.order }),
         }));
+        const cap = anonymousCap(request, deps);
         const answers: HistoryJson[] = [];
         for (const group of historyGroups(params)) {
-          const records = await select(group.addresses, group.selection);
+          // An anonymous caller's group reads at most the cap in all (its addresses share it).
+          const perAddress = cap === null ? null : Math.max(1, Math.floor(cap / group.addresses.length));
+          const selection =
+            perAddress !== null && (group.selection.limit === 0 || group.selection.limit > perAddress)
+              ? { ...group.selection, limit: perAddress }
+              : group.selection;
+          const records = await select(group.addresses, selection);
           for (const response of groupHistories(group, records, config)) answers.push(historyJson(response));
         }
         return answers;

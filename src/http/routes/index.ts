@@ -34,6 +34,7 @@ export interface RouteParts {
     | 'maxAddresses'
     | 'metricsToken'
     | 'callbackAllow'
+    | 'anonymousMaxRecords'
     | 'fundingPoolLowWater'
     | 'faucetAmount'
     | 'faucetPerAddressPerDay'
@@ -67,6 +68,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
   return [
     metricsRoutes({
       metrics: parts.metrics,
+    anonymousMaxRecords: config.anonymousMaxRecords,
       apiKeys,
       ...(config.metricsToken !== undefined && { metricsToken: config.metricsToken }),
     }),

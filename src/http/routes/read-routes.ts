@@ -13,6 +13,7 @@ import { okList, okRef } from '../schemas/responses.js';
 import { addressListSchema, checkAddresses } from './address-list.js';
 import type { RouteDeps } from './route-deps.js';
 import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
+import { anonymousCap, syncStream } from './sync-stream.js';
 
 const read = { scope: 'read' as const };
 
@@ -82,7 +83,12 @@ export function readRoutes(deps: RouteDeps) {
                 "Score read up to, excluded: asc answers scores above it, desc scores below it (0: from the start). Pass the last score of the previous page (the client's nextScore).",
             }),
             limit: Type.Optional(
-              Type.Integer({ minimum: 0, maximum: 100_000, description: 'Per address; 0: all' }),
+              Type.Integer({
+                minimum: 0,
+                maximum: 100_000,
+                description:
+                  'Per address; 0: all (streamed). An anonymous caller is answered at most anonymousMaxRecords records in all (contract.md, Long answers).',
+              }),
             ),
             order: Type.Optional(Order),
           }),
@@ -95,8 +101,24 @@ export function readRoutes(deps: RouteDeps) {
       async (request) => {
         const { from = 0, limit = 0, order = 'asc' } = request.query;
         const list = checkAddresses(request.body);
-        const records = await syncForAddresses(ctx.db, { addresses: list, from: BigInt(from), limit, order });
-        return records.map(syncRecordJson);
+        const cap = anonymousCap(request, deps);
+        // All (limit 0): streamed in pages (sync-stream.ts), an anonymous caller's cut at its cap.
+        if (limit === 0) {
+          reply.type('application/json; charset=utf-8');
+          const stream = syncStream(ctx.db, { addresses: list, from: BigInt(from), order, maxRecords: cap });
+          // A stream is sent as it is (the response schema describes what it writes).
+          return reply.send(stream as unknown as never);
+        }
+        // A per-address limit: an anonymous caller's is cut so that all its addresses fit the cap.
+        const perAddress =
+          cap === null || limit * list.length <= cap ? limit : Math.max(1, Math.floor(cap / list.length));
+        const records = await syncForAddresses(ctx.db, {
+          addresses: list,
+          from: BigInt(from),
+          limit: perAddress,
+          order,
+        });
+        return (cap === null ? records : records.slice(0, cap)).map(syncRecordJson);
       },
     );
 
@@ -118,7 +140,7 @@ export function readRoutes(deps: RouteDeps) {
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { page = 1, size = 10, order = 'asc' } = request.query;
         const outputs = await unspentOutputs({
           addresses: checkAddresses(request.body),

@@ -8,4 +8,6 @@ export interface RouteDeps {
   readonly environment: 'sandbox' | 'production';
   /** Addresses per request (contract.md, Limits). */
   readonly maxAddresses: number;
+  /** Records one anonymous request is answered at most (contract.md, Long answers; default 5,000). */
+  readonly anonymousMaxRecords?: number;
 }
