@@ -31,6 +31,7 @@ import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
 import { cachedFeeRate } from './ledger/cached-fee-rate.js';
 import { createDevnet, type Devnet } from './ledger/devnet/devnet.js';
 import type { Ledger } from './ledger/port.js';
+import { controlMetrics } from './metrics/control-metrics.js';
 import { instrumentLedger } from './metrics/ledger-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { ticketTimings } from './metrics/ticket-timings.js';
@@ -208,6 +209,22 @@ export async function composeParts(
       onTransition: ticketTimings(metrics),
     };
     // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
+      controls: {
+        limits: {
+          perTransfer: config.transferLimit === undefined ? null : BigInt(config.transferLimit),
+          perAddressPerDay:
+            config.dailyLimitPerAddress === undefined ? null : BigInt(config.dailyLimitPerAddress),
+        },
+        screening:
+          config.screeningUrl === undefined
+            ? null
+            : {
+                url: config.screeningUrl,
+                timeoutMs: config.screeningTimeoutMs,
+                onTimeout: config.screeningOnTimeout,
+              },
+        counted: controlMetrics(metrics.registry),
+      },
     // and broadcast them in batches (both closed by the service's stop). With a writer in the
     // deployment (ADR 0007), an api process sends both kinds of writes to it instead.
     const runsApi = config.roles.includes('api');

@@ -101,6 +101,34 @@ export const ConfigSchema = Type.Object(
     sandboxPublicSubmit: Type.Boolean({
       default: true,
       description:
+    transferLimit: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,19}$',
+        description:
+          "Issuer's limit: most a wallet's transfer may send to others, atomic units (TRANSFER_LIMIT_EXCEEDED); absent: none.",
+      }),
+    ),
+    dailyLimitPerAddress: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,19}$',
+        description:
+          "Issuer's limit: most an address may send to others in a UTC day, atomic units (DAILY_LIMIT_EXCEEDED); absent: none.",
+      }),
+    ),
+    screeningUrl: Url(
+      'Screening service asked before each cosignature (POST: parties and amounts; answers allow or deny with a reason); absent: no screening.',
+    ),
+    screeningTimeoutMs: Type.Integer({
+      minimum: 50,
+      maximum: 30_000,
+      default: 2_000,
+      description: 'Deadline of one screening request, milliseconds.',
+    }),
+    screeningOnTimeout: Type.Enum(['refuse', 'allow'], {
+      default: 'refuse',
+      description:
+        'What a screening timeout or failure means: refuse the transfer (SCREENING_UNAVAILABLE) or allow it (logged and counted).',
+    }),
         "In sandbox, the reference client's built-in sandbox token submits transfers (one shared principal, rate-limited per client address); production never accepts it.",
     }),
     faucetAmount: Type.Integer({

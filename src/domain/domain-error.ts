@@ -25,6 +25,14 @@ export type DomainErrorCode =
   // Addresses: minting, sending, the freeze list
   | 'INVALID_ADDRESS'
   | 'ADDRESS_FROZEN'
+  // The issuer's controls (issue 32)
+  | 'TRANSFERS_PAUSED'
+  | 'ADDRESS_BLACKLISTED'
+  | 'OUTPUT_SEIZED'
+  | 'TRANSFER_LIMIT_EXCEEDED'
+  | 'DAILY_LIMIT_EXCEEDED'
+  | 'SCREENING_DENIED'
+  | 'SCREENING_UNAVAILABLE'
   // What the use cases could not do
   | 'TX_NOT_FOUND'
   | 'NO_FUNDING_OUTPUT'

@@ -33,6 +33,8 @@ export interface SupplySplit {
   readonly burned: bigint;
   /** Unspent outputs at the burn address (transfers to it). */
   readonly redeemed: bigint;
+  /** Unspent outputs a seizure took (issue 32): out of circulation, their value reissued. */
+  readonly seized: bigint;
 }
 
 /** Token outputs (`txid_vout`) of `tokenId` in the given transactions, spent or not. */
@@ -101,17 +103,23 @@ export function balancesOf(outputs: ReadonlyMap<string, AuditOutput>): Map<strin
   return balances;
 }
 
-export function supplyOf(outputs: ReadonlyMap<string, AuditOutput>, token: AuditToken): SupplySplit {
+export function supplyOf(
+  outputs: ReadonlyMap<string, AuditOutput>,
+  token: AuditToken,
+  seizedOutpoints: ReadonlySet<string> = new Set(),
+): SupplySplit {
   let circulating = 0n;
   let treasury = 0n;
   let burned = 0n;
   let redeemed = 0n;
-  for (const o of outputs.values()) {
+  let seized = 0n;
+  for (const [outpoint, o] of outputs) {
     if (o.op === 'burn') burned += o.amount;
     else if (o.spent) continue;
     else if (o.owner === token.burnAddress) redeemed += o.amount;
     else if (o.owner === token.mintAddress) treasury += o.amount;
+    else if (seizedOutpoints.has(outpoint)) seized += o.amount;
     else circulating += o.amount;
   }
-  return { circulating, treasury, burned, redeemed };
+  return { circulating, treasury, burned, redeemed, seized };
 }

@@ -119,14 +119,14 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     reading ??= supply(sources.db, sources.token)
       .then((s) => ({
         parts: { genesis: sources.genesisSupply, ...s },
-        imbalance: sources.genesisSupply - (s.circulating + s.treasury + s.burned),
+        imbalance: sources.genesisSupply - (s.circulating + s.treasury + s.burned + s.seized),
       }))
       .finally(() => setImmediate(() => (reading = null)));
     return reading;
   };
   new Gauge({
     name: 'tokenproxy_supply_units',
-    help: 'The supply by part (genesis, circulating, treasury, burned), atomic units (a float: exact up to 2^53).',
+    help: 'The supply by part (genesis, circulating, treasury, burned, seized), atomic units (a float: exact up to 2^53).',
     labelNames: ['part'],
     registers,
     collect: guarded('the supply', async (gauge: Gauge<'part'>) => {

@@ -6,6 +6,7 @@ import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db/db.js';
+import type { IssuerControls } from './controls/transfer-controls.js';
 import type { BroadcastQueue } from './submit/broadcast-queue.js';
 import type { SubmissionPipeline } from './submit/submission-pipeline.js';
 
@@ -39,4 +40,6 @@ export interface ServiceContext {
    * enqueued and its outcome answered once committed. Absent elsewhere: broadcastTicket.
    */
   readonly broadcasts?: BroadcastQueue;
+  /** The issuer's limits, screening and their counters (issue 32); absent: none set. */
+  readonly controls?: IssuerControls;
 }

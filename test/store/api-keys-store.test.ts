@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 
 import { Webhook } from 'standardwebhooks';
 import { SecretBoxError } from '../../src/crypto/secret-box.js';
+import type { ApiKeyVerifier } from '../../src/http/plugins/auth.js';
 import {
   ApiKeyInputError,
   apiKeyHash,
@@ -200,11 +201,7 @@ describeOnEachDb('API keys', (fresh) => {
   describe('storeApiKeyVerifier', () => {
     test('fits the HTTP layer’s ApiKeyVerifier', async () => {
       // The shape of ApiKeyVerifier in src/http/plugins/auth.ts.
-      const verifier: {
-        verify(
-          rawKey: string,
-        ): Promise<{ id: string; name: string; scopes: readonly ('read' | 'submit' | 'admin')[] } | null>;
-      } = storeApiKeyVerifier(fresh.db);
+      const verifier: ApiKeyVerifier = storeApiKeyVerifier(fresh.db);
       const created = await createApiKey(fresh.db, masterKey, { name: 'typed', scopes: ['admin'] });
       assert.deepStrictEqual(await verifier.verify(created.key), {
         id: created.id,

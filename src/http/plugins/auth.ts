@@ -4,7 +4,25 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../app-error.js';
 
-export type Scope = 'read' | 'submit' | 'admin';
+/**
+ * `admin` holds every scope. The narrow admin scopes (issue 32) each hold one power of the
+ * issuer's and `audit`, the read-only view of the admin routes; `audit` holds `read`.
+ */
+export type Scope =
+  | 'read'
+  | 'submit'
+  | 'admin'
+  | 'mint'
+  | 'burn'
+  | 'freeze'
+  | 'seize'
+  | 'pause'
+  | 'keys'
+  | 'policy'
+  | 'audit';
+
+/** The narrow admin scopes: each grants its power and `audit`. */
+export const NARROW_ADMIN_SCOPES = ['mint', 'burn', 'freeze', 'seize', 'pause', 'keys', 'policy'] as const;
 /** What a route needs: a scope, or `public` (no key is looked at: health, docs). */
 export type RouteScope = Scope | 'public';
 
@@ -48,13 +66,25 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTE_SCOPES: readonly RouteScope[] = ['public', 'read', 'submit', 'admin'];
+export const ROUTE_SCOPES: readonly RouteScope[] = [
+  'public',
+  'read',
+  'submit',
+  'admin',
+  ...NARROW_ADMIN_SCOPES,
+  'audit',
+];
 
-/** admin has every scope; submit implies read. */
+const isNarrowAdmin = (s: Scope) => (NARROW_ADMIN_SCOPES as readonly Scope[]).includes(s);
+
+/** admin has every scope; a narrow admin scope implies audit; audit and submit imply read. */
 export function grants(scopes: readonly Scope[], needed: Scope): boolean {
   if (scopes.includes('admin')) return true;
-  if (needed === 'read') return scopes.includes('read') || scopes.includes('submit');
-  return scopes.includes(needed);
+  if (scopes.includes(needed)) return true;
+  const audits = scopes.includes('audit') || scopes.some(isNarrowAdmin);
+  if (needed === 'audit') return audits;
+  if (needed === 'read') return audits || scopes.includes('read') || scopes.includes('submit');
+  return false;
 }
 
 export type PresentedKey =

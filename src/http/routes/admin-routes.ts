@@ -118,6 +118,7 @@ const StatusJson = Type.Object({
     burned: AmountJson,
     redeemed: AmountJson,
   }),
+    seized: Type.Optional(AmountJson),
   fundingPool: Type.Object({ available: Type.Integer() }),
   tickets: Type.Record(Type.String(), Type.Integer(), { description: 'Tickets by status' }),
   frozen: Type.Object(
@@ -292,11 +293,11 @@ export function adminRoutes(deps: AdminRouteDeps) {
           redeemedAmount(ctx.db, ctx.token.burnAddress),
           frozenHoldings(ctx.db),
         ]);
-        const total = where.circulating + where.treasury + where.burned;
+        const total = where.circulating + where.treasury + where.burned + where.seized;
         if (total !== deps.genesisSupply) {
           throw new AppError(
             'INTERNAL',
-            `supply does not balance: genesis ${deps.genesisSupply} <> circulating ${where.circulating} + treasury ${where.treasury} + burned ${where.burned}`,
+            `supply does not balance: genesis ${deps.genesisSupply} <> circulating ${where.circulating} + treasury ${where.treasury} + burned ${where.burned} + seized ${where.seized}`,
           );
         }
         return {
@@ -311,6 +312,8 @@ export function adminRoutes(deps: AdminRouteDeps) {
             // Of burned: transfers to the burn address (redemptions), not burn outputs.
             redeemed: amountJson(redeemed),
           },
+            // Taken by seizures (issue 32): never cosigned again, their value reissued.
+            seized: amountJson(where.seized),
           fundingPool: { available },
           tickets,
           // The freeze list: addresses whose outputs are not cosigned, and what they hold.

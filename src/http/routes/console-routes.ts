@@ -76,7 +76,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
           supplyHistory(ctx.db, ctx.token, ctx.now(), request.query.window ?? WEEK_SECONDS),
           redeemedAmount(ctx.db, ctx.token.burnAddress),
         ]);
-        if (now.circulating + now.treasury + now.burned !== deps.genesisSupply) {
+        if (now.circulating + now.treasury + now.burned + now.seized !== deps.genesisSupply) {
           throw new AppError('INTERNAL', 'supply does not balance: see GET /v2/admin/status');
         }
         return {

@@ -16,6 +16,7 @@ import { adminRoutes } from './admin-routes.js';
 import { arcCallbackRoutes } from './arc-callback-routes.js';
 import { consoleRoutes } from './console-routes.js';
 import { consoleSearchRoutes } from './console-search-routes.js';
+import { controlRoutes } from './control-routes.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { faucetRoutes } from './faucet-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
@@ -96,6 +97,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       fundingAddress,
       poolLowWater: config.fundingPoolLowWater,
       devnet: parts.devnet,
+    controlRoutes({ ...deps, mintKey: parts.keys.mint }),
     }),
     consoleSearchRoutes(deps),
     freezeRoutes(deps),

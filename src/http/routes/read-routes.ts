@@ -2,6 +2,7 @@
 // raw transactions; and one token output by outpoint (the Go client's GetTxo).
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
+import { pauseState } from '../../store/controls/pause-store.js';
 import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed/feed-queries.js';
 import { balanceIn, cachedBalanceReader } from '../../store/wallets/balance-cache.js';
 import { batchedBalanceReader, batchedUnspentReader } from '../../store/wallets/read-batches.js';
@@ -29,6 +30,11 @@ const BalanceList = Type.Array(
   },
 );
 const V1_UTXO_CAP = 10_000;
+/**
+ * How long /v1/config's `paused` may be stale, ms: it informs wallets; the pause itself is
+ * enforced by every submission batch's look-ups, not by this read.
+ */
+export const CONFIG_PAUSE_STALE_MS = 1000;
 const OUTPOINT = /^([0-9a-fA-F]{64})_(0|[1-9]\d{0,9})$/;
 
 export function readRoutes(deps: RouteDeps) {
@@ -36,6 +42,13 @@ export function readRoutes(deps: RouteDeps) {
   const addresses = addressListSchema(deps.maxAddresses);
   const balances = batchedBalanceReader(cachedBalanceReader(ctx.db));
   const unspentOutputs = batchedUnspentReader(ctx.db);
+  let pause: { paused: boolean; at: number } | null = null;
+  const paused = async (): Promise<boolean> => {
+    const now = Date.now();
+    if (pause === null || now - pause.at > CONFIG_PAUSE_STALE_MS)
+      pause = { paused: (await pauseState(ctx.db)).paused, at: now };
+    return pause.paused;
+  };
   return (app: AppInstance) => {
     app.get(
       '/v1/config',
@@ -46,7 +59,7 @@ export function readRoutes(deps: RouteDeps) {
           response: { 200: okRef('TokenConfig', 'The token') },
         },
       },
-      async () => configJson(ctx.token),
+      async () => ({ ...configJson(ctx.token), paused: await paused() }),
     );
 
     app.get(

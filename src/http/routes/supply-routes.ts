@@ -59,7 +59,13 @@ const PaymentBody = Type.Object(
 
 const Amount = Type.Object({ atomic: Type.Integer({ minimum: 0 }), tokens: Type.String() });
 const Reserve = Type.Object({ outpoint: Type.String(), satoshis: Type.Integer({ minimum: 0 }) });
-const Split = Type.Object({ circulating: Amount, treasury: Amount, burned: Amount, redeemed: Amount });
+const Split = Type.Object({
+  circulating: Amount,
+  treasury: Amount,
+  burned: Amount,
+  redeemed: Amount,
+  seized: Type.Optional(Amount),
+});
 const Burned = Type.Object({
   ticketId: Type.String(),
   txid: Type.String(),
@@ -123,6 +129,7 @@ function splitJson(split: SupplySplit) {
     treasury: amountJson(split.treasury),
     burned: amountJson(split.burned),
     redeemed: amountJson(split.redeemed),
+    seized: amountJson(split.seized),
   };
 }
 

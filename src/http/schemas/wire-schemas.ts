@@ -26,6 +26,12 @@ export const TokenConfigSchema = Type.Object(
       { description: 'Fee tiers by amount sent' },
     ),
     tokenId: Type.String({ description: '<deploy txid>_<vout>' }),
+    paused: Type.Optional(
+      Type.Boolean({
+        description:
+          'True while the issuer has paused transfers (403 TRANSFERS_PAUSED); up to a second stale. The reference client ignores it',
+      }),
+    ),
   },
   {
     $id: 'TokenConfig',

@@ -1,5 +1,6 @@
 // API keys (contract.md "Authentication"): random, shown once, stored only as SHA-256
-// hashes, scoped (read, submit, admin), revocable, with an optional rate limit of their own
+// hashes, scoped (read, submit, admin, and the narrow admin scopes of issue 32: mint, burn,
+// freeze, seize, pause, keys, policy, audit), revocable, with an optional rate limit of their own
 // (requests per window; null: the configured rateLimitPerKey). Each key has a Standard Webhooks signing
 // secret (`whsec_...`) for the callbacks of the tickets it submits, stored sealed under the
 // master key (crypto/secret-box.ts).
@@ -10,7 +11,19 @@ import { isUuid, randomToken, uuidv7 } from '../../crypto/random-id.js';
 import { openString, seal } from '../../crypto/secret-box.js';
 import type { Queryable } from '../db/db.js';
 
-export const API_KEY_SCOPES = ['read', 'submit', 'admin'] as const;
+export const API_KEY_SCOPES = [
+  'read',
+  'submit',
+  'admin',
+  'mint',
+  'burn',
+  'freeze',
+  'seize',
+  'pause',
+  'keys',
+  'policy',
+  'audit',
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export const API_KEY_PREFIX = 'tp_';

@@ -270,8 +270,10 @@ export function storedTokenOutputOf(row: OutpointRow): StoredTokenOutput {
 }
 
 export interface Supply {
-  /** Unspent, not burned, owned by neither the mint nor the burn address. */
+  /** Unspent, not burned, not seized, owned by neither the mint nor the burn address. */
   readonly circulating: bigint;
+  /** Outputs a seizure took (never cosigned again; their value was reissued): issue 32. */
+  readonly seized: bigint;
   /** Unspent, owned by the mint address. */
   readonly treasury: bigint;
   /** Burn outputs, plus unspent outputs owned by the burn address. */
@@ -280,26 +282,33 @@ export interface Supply {
 
 /**
  * Where the supply is. Counts every output no transaction spends (those a live ticket
- * spends are replaced by that ticket's outputs), so circulating + treasury + burned is
- * the genesis amount at every moment. Reads the whole table: for reports, not hot paths.
+ * spends are replaced by that ticket's outputs), so circulating + treasury + burned + seized
+ * is the genesis amount at every moment. Reads the whole table: for reports, not hot paths.
  */
 export async function supply(
   q: Queryable,
   token: { mintAddress: string; burnAddress: string },
 ): Promise<Supply> {
-  const rows = await q.query<{ circulating: string; treasury: string; burned: string }>(
+  const rows = await q.query<{ circulating: string; treasury: string; burned: string; seized: string }>(
     `SELECT
-       coalesce(sum(amount) FILTER (WHERE op <> 'burn' AND spent_by IS NULL AND owner <> $1 AND owner <> $2), 0)
-         AS circulating,
-       coalesce(sum(amount) FILTER (WHERE op <> 'burn' AND spent_by IS NULL AND owner = $1 AND owner <> $2), 0)
+       coalesce(sum(o.amount) FILTER (WHERE o.op <> 'burn' AND o.spent_by IS NULL AND o.owner <> $1 AND o.owner <> $2
+                                       AND s.txid IS NULL), 0) AS circulating,
+       coalesce(sum(o.amount) FILTER (WHERE o.op <> 'burn' AND o.spent_by IS NULL AND o.owner = $1 AND o.owner <> $2), 0)
          AS treasury,
-       coalesce(sum(amount) FILTER (WHERE op = 'burn' OR (spent_by IS NULL AND owner = $2)), 0) AS burned
-     FROM token_outputs`,
+       coalesce(sum(o.amount) FILTER (WHERE o.op = 'burn' OR (o.spent_by IS NULL AND o.owner = $2)), 0) AS burned,
+       coalesce(sum(o.amount) FILTER (WHERE o.op <> 'burn' AND o.spent_by IS NULL AND o.owner <> $1 AND o.owner <> $2
+                                       AND s.txid IS NOT NULL), 0) AS seized
+     FROM token_outputs o LEFT JOIN seized_outputs s ON s.txid = o.txid AND s.vout = o.vout`,
     [token.mintAddress, token.burnAddress],
   );
   const row = rows[0];
   if (row === undefined) throw new Error('supply: no row');
-  return { circulating: BigInt(row.circulating), treasury: BigInt(row.treasury), burned: BigInt(row.burned) };
+  return {
+    circulating: BigInt(row.circulating),
+    treasury: BigInt(row.treasury),
+    burned: BigInt(row.burned),
+    seized: BigInt(row.seized),
+  };
 }
 
 /** Unspent transfers to the burn address: holders' redemptions (counted in `burned`). */

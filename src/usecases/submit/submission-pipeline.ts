@@ -24,6 +24,10 @@ export type { BatchObserver } from './submission-committer.js';
 export interface SubmissionLookup {
   readonly submittedTxid: string;
   readonly outpoints: readonly string[];
+  /** The addresses it pays: the blacklist is looked up for them too. */
+  readonly receivers?: readonly string[];
+  /** With a daily limit set, the start of the day its senders' sums count from. */
+  readonly dailySince?: Date | null;
 }
 
 export interface LookedUp {
@@ -33,6 +37,11 @@ export interface LookedUp {
   readonly known: ReadonlyMap<string, StoredTokenOutput>;
   /** Which owners of those outputs are frozen (the freeze list). */
   readonly frozen: ReadonlySet<string>;
+  /** The issuer's controls as the batch's statement read them (issue 32). */
+  readonly paused: boolean;
+  readonly blacklisted: ReadonlySet<string>;
+  readonly seized: ReadonlySet<string>;
+  readonly sentSince: ReadonlyMap<string, bigint>;
 }
 
 export interface SubmissionPipeline {
@@ -86,14 +95,19 @@ export function createSubmissionPipeline(deps: {
 
   const lookups = createBatcher<SubmissionLookup, LookedUp>(
     async (items) => {
-      const { earlier, known, frozen } = await observed(deps.observe, 'lookup', items.length, () =>
+      // A batch that straddles midnight counts from the earlier day start: the stricter sum.
+      const since = items
+        .map((i) => i.dailySince ?? null)
+        .reduce<Date | null>((a, b) => (a === null ? b : b === null || a <= b ? a : b), null);
+      const { earlier, ...found } = await observed(deps.observe, 'lookup', items.length, () =>
         submissionLookups(
           db,
           [...new Set(items.map((i) => i.submittedTxid))],
           [...new Set(items.flatMap((i) => i.outpoints))],
+          { receivers: items.flatMap((i) => i.receivers ?? []), dailySince: since },
         ),
       );
-      return items.map((i) => ({ earlierTicketId: earlier.get(i.submittedTxid) ?? null, known, frozen }));
+      return items.map((i) => ({ earlierTicketId: earlier.get(i.submittedTxid) ?? null, ...found }));
     },
     { maxBatch: settings.maxBatch, maxInFlight: settings.maxInFlight, windowMs: settings.windowMs },
   );

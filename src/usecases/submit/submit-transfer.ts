@@ -1,18 +1,21 @@
 // Accepting a wallet's signed transfer (docs/adr/0002-batched-write-path.md): parse it, look up
 // what it spends (batched with the submissions arriving meanwhile), validate it against the
-// token's rules and the freeze list, pick a funding output leased to this process, cosign, and hand it to the
+// token's rules, the freeze list and the issuer's controls (pause, blacklist, seized outputs,
+// limits, screening: usecases/controls/), pick a funding output leased to this process, cosign, and hand it to the
 // committer, which writes it with the others of its batch in one database transaction. The
 // ticket is answered only once its batch has committed; broadcasting then starts here, not in
 // the route, and its outcome is handed back for the callers that wait for it (v1, mint, burn).
 import type { CosignOutcome } from '../../domain/cosign-transfer.js';
 import { DomainError } from '../../domain/domain-error.js';
 import { frozenInputRefusal } from '../../domain/freeze.js';
+import { type ControlledTransfer, pausedRefusal, utcDayStart } from '../../domain/issuer-controls.js';
 import { requiredFunding } from '../../domain/network-fee.js';
 import { parseTransfer } from '../../domain/parse-transfer.js';
 import { isRefusal } from '../../domain/transfer-refusal.js';
 import type { Submission } from '../../store/submissions/submission-writes.js';
 import { ticketById } from '../../store/tickets/ticket-queries.js';
 import type { ServiceContext } from '../context.js';
+import { controlRefusal, screenTransfer } from '../controls/transfer-controls.js';
 import { reportTransitions } from '../report-transitions.js';
 import { type BroadcastOutcome, broadcastTicket } from './broadcast-ticket.js';
 
@@ -45,16 +48,31 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
   if (pipeline === undefined) throw new Error('this process has no submission pipeline');
   const parsed = parseTransfer(req.raw, ctx.token);
   if (isRefusal(parsed)) throw new DomainError(parsed.code, parsed.detail);
-  const { earlierTicketId, known, frozen } = await pipeline.lookUp({
+  const limits = ctx.controls?.limits;
+  const looked = await pipeline.lookUp({
     submittedTxid: parsed.txid,
     outpoints: parsed.outpoints,
+    receivers: parsed.tokenOutputs.map((o) => o.owner),
+    dailySince: limits?.perAddressPerDay != null ? utcDayStart(ctx.now()) : null,
   });
+  const { earlierTicketId, known, frozen } = looked;
   if (earlierTicketId !== null) return answerAgain(ctx, earlierTicketId);
   // The outputs it spends, in its input order (absent ones are refused by the validation).
   const inputs = parsed.outpoints.flatMap((o) => {
     const output = known.get(o);
     return output === undefined ? [] : [output];
   });
+  const controlled: ControlledTransfer = {
+    outpoints: parsed.outpoints,
+    senders: inputs.map((o) => o.owner),
+    outputs: parsed.tokenOutputs.map((o) => ({ owner: o.owner, amount: o.amount, op: o.op })),
+  };
+  // The pause comes before everything: while paused nothing is cosigned, valid or not.
+  const paused = pausedRefusal(looked.paused, controlled, ctx.token);
+  if (paused !== null) {
+    ctx.controls?.counted?.refused(paused.code);
+    throw new DomainError(paused.code, paused.detail);
+  }
   const rate = await ctx.feeRate();
   const inputSatoshis = inputs.reduce((sum, o) => sum + o.satoshis, 0n);
   const need = requiredFunding(parsed, inputSatoshis, rate);
@@ -80,11 +98,12 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       inputs.map((o) => o.owner),
       frozen,
     );
+    const controls = frozenRefusal ?? controlRefusal(ctx, controlled, looked);
     const refusal =
       done.kind === 'refused'
         ? new DomainError(done.code, done.detail)
-        : frozenRefusal !== null
-          ? new DomainError(frozenRefusal.code, frozenRefusal.detail)
+        : controls !== null
+          ? new DomainError(controls.code, controls.detail)
           : null;
     if (refusal !== null) {
       if (funding !== null) pipeline.funding.giveBack(funding);
@@ -95,6 +114,13 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
         'FUNDING_EXHAUSTED',
         `no funding output of at least ${need} satoshis is available`,
       );
+    }
+    // Screening last: an outside call, made only for a transfer every other rule allows.
+    try {
+      await screenTransfer(ctx, parsed.txid, controlled);
+    } catch (err) {
+      pipeline.funding.giveBack(funding);
+      throw err;
     }
     const now = ctx.now();
     const submission: Submission = {

@@ -13,6 +13,7 @@ import {
   supplyOf,
 } from '../../domain/ledger-audit.js';
 import type { Ledger, TxStatus } from '../../ledger/port.js';
+import { seizedOutpoints } from '../../store/controls/seizure-store.js';
 import type { Queryable } from '../../store/db/db.js';
 import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../../store/operator/audit-reads.js';
 import { type BalanceDrift, keptBalanceDrift } from '../../store/wallets/address-balances.js';
@@ -59,7 +60,9 @@ export async function auditLedger(
     .sort()
     .filter((address) => (a.get(address) ?? 0n) !== (b.get(address) ?? 0n))
     .map((address) => ({ address, index: a.get(address) ?? 0n, recomputed: b.get(address) ?? 0n }));
-  const supply = { index: supplyOf(index, token), recomputed: supplyOf(recomputed, token) };
+  // Seized outputs stay unspent on the ledger; the seizure record says which they are.
+  const seized = await seizedOutpoints(db);
+  const supply = { index: supplyOf(index, token, seized), recomputed: supplyOf(recomputed, token, seized) };
   const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
     (k) => supply.index[k] === supply.recomputed[k],
   );

@@ -1,0 +1,372 @@
+// The issuer's controls (issue 32; docs/operations.md, "Issuer's runbook"): pause and unpause
+// transfers (scope `pause`), the blacklist (scope `freeze`: an address on it can neither send
+// nor receive), seize and reissue (scope `seize`), and the control record (scope `audit`): every change with the admin key that
+// made it and why. The CLI (`tokenproxy pause | unpause | blacklist | unblacklist | controls`)
+// and the console use these.
+import { Type } from 'typebox';
+import { isValidAddress } from '../../domain/address.js';
+import { unlistableReason } from '../../domain/issuer-controls.js';
+import { blacklistHoldings, type Listing } from '../../store/controls/blacklist-store.js';
+import { type ControlEvent, controlEvents } from '../../store/controls/control-events.js';
+import { type PauseState, pauseState } from '../../store/controls/pause-store.js';
+import { listSeizures, type Seizure } from '../../store/controls/seizure-store.js';
+import { blacklist, changePause, unblacklist } from '../../usecases/controls/change-controls.js';
+import { seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
+import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
+import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { AmountJson, amountJson } from './admin-routes.js';
+import type { RouteDeps } from './route-deps.js';
+
+/** Control events the record answers with (newest first). */
+export const CONTROL_EVENTS_LISTED = 100;
+
+const query = Type.Object(authTokenQuery);
+const Time = Type.String({ format: 'date-time' });
+const Reason = Type.String({
+  minLength: 1,
+  maxLength: 500,
+  description: 'Why (recorded with the admin key id in the control record)',
+});
+const Address = Type.String({ minLength: 1, maxLength: 100, description: 'P2PKH address' });
+
+const PauseJson = Type.Object(
+  {
+    paused: Type.Boolean({ description: 'True: no transfer is cosigned but the issuer’s own burns' }),
+    reason: Type.String(),
+    changedBy: Type.String({ description: 'The admin key id of the last change' }),
+    changedAt: Time,
+  },
+  {
+    examples: [
+      { paused: true, reason: 'incident 17', changedBy: '0192…', changedAt: '2026-11-27T10:00:00.000Z' },
+    ],
+  },
+);
+const PauseBody = Type.Object(
+  { paused: Type.Boolean(), reason: Reason },
+  {
+    additionalProperties: false,
+    examples: [{ paused: true, reason: 'incident 17: key compromise suspected' }],
+  },
+);
+const PauseChanged = Type.Object({
+  ...PauseJson.properties,
+  changed: Type.Boolean({ description: 'False when it was so already (nothing recorded)' }),
+});
+
+const ListingJson = Type.Object({
+  address: Type.String(),
+  reason: Type.String(),
+  listedBy: Type.String({ description: 'The admin key id that blacklisted it' }),
+  listedAt: Time,
+});
+const BlacklistBody = Type.Object(
+  { address: Address, reason: Reason },
+  {
+    additionalProperties: false,
+    examples: [{ address: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', reason: 'sanctions list entry 4411' }],
+  },
+);
+const Listed = Type.Object({
+  ...ListingJson.properties,
+  changed: Type.Boolean({ description: 'False when it was listed already (nothing recorded)' }),
+});
+const Unlisted = Type.Object({
+  address: Type.String(),
+  unlistedBy: Type.String(),
+  unlistedAt: Time,
+  reason: Type.String(),
+});
+const Blacklist = Type.Object({
+  listed: Type.Array(Type.Object({ ...ListingJson.properties, balance: AmountJson })),
+  total: AmountJson,
+});
+const EventJson = Type.Object({
+  id: Type.String({ description: 'The record number (a 64-bit integer, as text)' }),
+  action: Type.String({
+    description: 'pause, unpause, blacklist, unblacklist, seize, screening-deny, screening-timeout',
+  }),
+  subject: Type.String({ description: "An address, a seizure's reference, a txid; '' for the pause" }),
+  reason: Type.String(),
+  actor: Type.String({ description: "The admin key id ('screening' for the screening service's answers)" }),
+  at: Time,
+  detail: Type.Record(Type.String(), Type.Unknown()),
+});
+const Events = Type.Object({
+  events: Type.Array(EventJson, {
+    description: `The latest ${CONTROL_EVENTS_LISTED} control events, newest first`,
+  }),
+});
+
+const SeizureBody = Type.Object(
+  {
+    reference: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "The order's number or hash: one seizure per reference (sending it again completes or answers it)",
+    }),
+    reason: Reason,
+    outpoints: Type.Array(Type.String({ pattern: '^[0-9a-f]{64}_(0|[1-9][0-9]{0,9})$' }), {
+      minItems: 1,
+      maxItems: 1000,
+      description: 'Outputs of frozen or blacklisted addresses, `<txid>_<vout>`',
+    }),
+    reissueTo: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The address the value is minted to',
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        reference: 'court order 2026-CV-0042',
+        reason: 'stolen funds returned to their owner',
+        outpoints: [`${'ab'.repeat(32)}_1`],
+        reissueTo: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT',
+      },
+    ],
+  },
+);
+const SeizureJson = Type.Object({
+  id: Type.String(),
+  reference: Type.String(),
+  reason: Type.String(),
+  reissueTo: Type.String(),
+  amount: AmountJson,
+  reissueTxid: Type.Union([Type.String(), Type.Null()], {
+    description: 'The mint to reissueTo; null until made',
+  }),
+  outputs: Type.Array(Type.Object({ outpoint: Type.String(), owner: Type.String(), amount: AmountJson })),
+  actor: Type.String({ description: 'The admin key id that ordered it' }),
+  at: Time,
+});
+const SeizureDone = Type.Object({
+  ...SeizureJson.properties,
+  created: Type.Boolean({
+    description: 'False when the reference was recorded before (answered again, or completed)',
+  }),
+});
+const Seizures = Type.Object({ seizures: Type.Array(SeizureJson), total: AmountJson });
+
+export function controlRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }) {
+  const { ctx } = deps;
+  const checked = (address: string): string => {
+    if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
+    const refused = unlistableReason(address, ctx.token);
+    if (refused !== null) throw new AppError('INVALID_PARAMETER', refused);
+    return address;
+  };
+  return (app: AppInstance) => {
+    app.get(
+      '/v2/admin/pause',
+      {
+        config: { scope: 'audit' },
+        schema: {
+          summary: 'Whether transfers are paused',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: PauseJson },
+        },
+      },
+      async () => pauseJson(await pauseState(ctx.db)),
+    );
+
+    app.put(
+      '/v2/admin/pause',
+      {
+        config: { scope: 'pause' },
+        schema: {
+          summary: 'Pause or unpause transfers (every instance’s next submission batch reads it)',
+          tags: ['admin'],
+          body: PauseBody,
+          querystring: query,
+          response: { 200: PauseChanged, ...problemResponses(400) },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request.principal);
+        const { state, changed } = await changePause(ctx, {
+          paused: request.body.paused,
+          reason: request.body.reason,
+          actor,
+          at: ctx.now(),
+        });
+        request.log.warn(
+          { paused: state.paused, actor, changed },
+          state.paused ? 'transfers paused' : 'transfers unpaused',
+        );
+        return { ...pauseJson(state), changed };
+      },
+    );
+
+    app.post(
+      '/v2/admin/blacklist',
+      {
+        config: { scope: 'freeze' },
+        schema: {
+          summary: 'Blacklist an address: no transfer from or to it is cosigned, nothing is minted to it',
+          tags: ['admin'],
+          body: BlacklistBody,
+          querystring: query,
+          response: { 200: Listed, 201: Listed, ...problemResponses(400) },
+        },
+      },
+      async (request, reply) => {
+        const address = checked(request.body.address);
+        const { listing, changed } = await blacklist(ctx, {
+          address,
+          reason: request.body.reason,
+          actor: actorOf(request.principal),
+          at: ctx.now(),
+        });
+        request.log.warn({ address, actor: listing.listedBy, changed }, 'address blacklisted');
+        return reply.code(changed ? 201 : 200).send({ ...listingJson(listing), changed });
+      },
+    );
+
+    app.delete(
+      '/v2/admin/blacklist/:address',
+      {
+        config: { scope: 'freeze' },
+        schema: {
+          summary: 'Take an address off the blacklist (recorded with the admin key id and the reason)',
+          tags: ['admin'],
+          params: Type.Object({ address: Address }),
+          body: Type.Object({ reason: Reason }, { additionalProperties: false }),
+          querystring: query,
+          response: { 200: Unlisted, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const { address } = request.params;
+        if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
+        const actor = actorOf(request.principal);
+        const at = ctx.now();
+        const removed = await unblacklist(ctx, { address, reason: request.body.reason, actor, at });
+        if (removed === null) throw new AppError('NOT_FOUND', `address ${address} is not blacklisted`);
+        request.log.warn({ address, actor }, 'address taken off the blacklist');
+        return { address, unlistedBy: actor, unlistedAt: at.toISOString(), reason: request.body.reason };
+      },
+    );
+
+    app.get(
+      '/v2/admin/blacklist',
+      {
+        config: { scope: 'audit' },
+        schema: {
+          summary: 'The blacklisted addresses with what they hold',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: Blacklist },
+        },
+      },
+      async () => {
+        const listed = await blacklistHoldings(ctx.db);
+        return {
+          listed: listed.map((l) => ({ ...listingJson(l), balance: amountJson(l.balance) })),
+          total: amountJson(listed.reduce((sum, l) => sum + l.balance, 0n)),
+        };
+      },
+    );
+
+    app.post(
+      '/v2/admin/seizures',
+      {
+        config: { scope: 'seize' },
+        schema: {
+          summary:
+            'Seize frozen outputs and reissue their value to the named address, in one audited operation',
+          tags: ['admin'],
+          body: SeizureBody,
+          querystring: query,
+          response: { 200: SeizureDone, 201: SeizureDone, ...problemResponses(400, 403, 409) },
+        },
+      },
+      async (request, reply) => {
+        const actor = actorOf(request.principal);
+        const done = await seizeAndReissue(ctx, deps.mintKey, { ...request.body, actor });
+        if (done.kind === 'refused') throw new AppError('SEIZURE_REFUSED', done.why);
+        request.log.warn(
+          { reference: done.seizure.reference, amount: done.seizure.amount.toString(), actor },
+          'outputs seized and reissued',
+        );
+        return reply
+          .code(done.created ? 201 : 200)
+          .send({ ...seizureJson(done.seizure), created: done.created });
+      },
+    );
+
+    app.get(
+      '/v2/admin/seizures',
+      {
+        config: { scope: 'audit' },
+        schema: {
+          summary: 'Seizures, newest first, with their outputs and reissues',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: Seizures },
+        },
+      },
+      async () => {
+        const seizures = await listSeizures(ctx.db);
+        return {
+          seizures: seizures.map(seizureJson),
+          total: amountJson(seizures.reduce((sum, z) => sum + z.amount, 0n)),
+        };
+      },
+    );
+
+    app.get(
+      '/v2/admin/controls/events',
+      {
+        config: { scope: 'audit' },
+        schema: {
+          summary: 'The control record: pauses, blacklistings, seizures, screening denials, with who and why',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: Events },
+        },
+      },
+      async () => ({ events: (await controlEvents(ctx.db, CONTROL_EVENTS_LISTED)).map(eventJson) }),
+    );
+  };
+}
+
+/** Who made the change: the admin key's id. */
+export function actorOf(principal: { readonly id: string } | null): string {
+  return principal === null ? 'unknown' : principal.id;
+}
+
+function pauseJson(s: PauseState) {
+  return { paused: s.paused, reason: s.reason, changedBy: s.changedBy, changedAt: s.changedAt.toISOString() };
+}
+
+function listingJson(l: Listing) {
+  return { address: l.address, reason: l.reason, listedBy: l.listedBy, listedAt: l.listedAt.toISOString() };
+}
+
+function seizureJson(z: Seizure) {
+  return {
+    id: z.id,
+    reference: z.reference,
+    reason: z.reason,
+    reissueTo: z.reissueTo,
+    amount: amountJson(z.amount),
+    reissueTxid: z.reissueTxid,
+    outputs: z.outputs.map((o) => ({
+      outpoint: `${o.txid}_${o.vout}`,
+      owner: o.owner,
+      amount: amountJson(o.amount),
+    })),
+    actor: z.actor,
+    at: z.at.toISOString(),
+  };
+}
+
+function eventJson(e: ControlEvent) {
+  return { ...e, at: e.at.toISOString(), detail: { ...e.detail } };
+}

@@ -1,0 +1,315 @@
+// Issue 32, the issuer's controls at the cosignature, over a real server on each database
+// (PGlite; PostgreSQL with TEST_DATABASE_URL): the pause, the blacklist, the amount limits and
+// the screening hook (a fake screener on loopback), each on /v2/transfer and /v1/transfer, and
+// the control record (append-only, with the admin key that made each change).
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, it } from 'node:test';
+import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
+import { type Party, party } from '../support/token-world.js';
+import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
+import { eventually } from './support.js';
+
+const PATHS = ['/v2/transfer', '/v1/transfer'] as const;
+/** The limits the suite's service runs with (atomic units). */
+const TRANSFER_LIMIT = 50_000n;
+const DAILY_LIMIT = 80_000n;
+
+/** The fake screener: denies a transfer paying `sanctioned`, answers late for `slow`. */
+const sanctioned = party('controls sanctioned');
+const slow = party('controls slow');
+const screened: { txid: string; outputs: { address: string; amount: string }[] }[] = [];
+let screener: Server;
+let screenerUrl: string;
+
+before(async () => {
+  screener = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on('end', () => {
+      const asked = JSON.parse(body) as (typeof screened)[number];
+      screened.push(asked);
+      const to = asked.outputs.map((o) => o.address);
+      const answer = to.includes(sanctioned.address)
+        ? { decision: 'deny', reason: 'OFAC SDN match 4411' }
+        : { decision: 'allow' };
+      const send = () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      if (to.includes(slow.address)) setTimeout(send, 1500);
+      else send();
+    });
+  });
+  await new Promise<void>((r) => screener.listen(0, '127.0.0.1', r));
+  screenerUrl = `http://127.0.0.1:${(screener.address() as AddressInfo).port}/screen`;
+});
+after(() => new Promise<void>((r) => screener.close(() => r())));
+
+describeServiceOnEachDb(
+  'issuer controls at the cosignature',
+  () => [
+    '--transfer-limit',
+    String(TRANSFER_LIMIT),
+    '--daily-limit-per-address',
+    String(DAILY_LIMIT),
+    '--screening-url',
+    screenerUrl,
+    '--screening-timeout-ms',
+    '300',
+  ],
+  (suite) => {
+    let key: string;
+    let adminId: string;
+    const url = () => suite.t.url;
+    const admin = (method: string, path: string, body?: unknown) =>
+      http(url(), method, path, { key: suite.t.adminKey, body });
+
+    /** Mints `amount` to each holder and waits until their outputs are seen. */
+    const fund = async (holders: readonly Party[], amount: bigint) => {
+      const { parts } = suite.t.service;
+      for (const h of holders) await mintTokens(parts.ctx, parts.keys.mint, { to: h.address, amount });
+      await parts.devnet!.mine(1);
+      for (const h of holders)
+        await eventually(
+          async () => ((await utxosOf(url(), key, h.address)).length > 0 ? true : undefined),
+          'minted',
+        );
+    };
+    const send = async (path: string, from: Party, to: Party, amount = 1_000n) => {
+      const inputs = await utxosOf(url(), key, from.address);
+      const rawtx = transferOf(suite.t.service.parts.ctx.token, { from, inputs, to, amount, fee: 100n });
+      return http(url(), 'POST', path, { key, body: { rawtx } });
+    };
+
+    before(async () => {
+      const { parts } = suite.t.service;
+      ({ key } = await createApiKey(parts.db, parts.masterKey, {
+        name: 'wallet',
+        scopes: ['read', 'submit'],
+      }));
+      adminId = (await listApiKeys(parts.db)).find((k) => k.scopes.includes('admin'))!.id;
+    });
+
+    it('pause: no transfer is cosigned on v1 or v2, nor a mint; reads, freezes, burns and unpause work', async () => {
+      const holder = party(`pause holder ${suite.target}`);
+      const other = party(`pause other ${suite.target}`);
+      await fund([holder], 10_000n);
+      const paused = await admin('PUT', '/v2/admin/pause', { paused: true, reason: 'incident 17' });
+      assert.equal(paused.status, 200, paused.text);
+      assert.deepEqual(
+        [(paused.json as { paused: boolean }).paused, (paused.json as { changedBy: string }).changedBy],
+        [true, adminId],
+      );
+      for (const path of PATHS) assertProblem(await send(path, holder, other), 403, 'TRANSFERS_PAUSED');
+      assertProblem(
+        await admin('POST', '/v2/admin/mint', { to: other.address, amount: '1' }),
+        403,
+        'TRANSFERS_PAUSED',
+      );
+      // Reads work; the refused transfers reserved nothing.
+      assert.equal((await utxosOf(url(), key, holder.address)).length, 1);
+      await eventually(async () => {
+        const config = await http(url(), 'GET', '/v1/config');
+        return (config.json as { paused?: boolean }).paused === true ? true : undefined;
+      }, '/v1/config says paused');
+      // The issuer's other powers still work while paused.
+      const frozen = await admin('POST', '/v2/admin/freezes', {
+        address: other.address,
+        reason: 'while paused',
+      });
+      assert.equal(frozen.status, 201, frozen.text);
+      assert.equal(
+        (await admin('DELETE', `/v2/admin/freezes/${other.address}`, { reason: 'done' })).status,
+        200,
+      );
+      const burned = await admin('POST', '/v2/admin/burn', { amount: '0.00001' });
+      assert.equal(burned.status, 200, burned.text);
+      const again = await admin('PUT', '/v2/admin/pause', { paused: true, reason: 'twice' });
+      assert.equal((again.json as { changed: boolean }).changed, false);
+
+      const un = await admin('PUT', '/v2/admin/pause', { paused: false, reason: 'incident 17 closed' });
+      assert.equal(un.status, 200, un.text);
+      const passed = await send('/v2/transfer', holder, other);
+      assert.equal(passed.status, 200, passed.text);
+    });
+
+    it('blacklist: an address on it can neither send nor receive (v1, v2, mint)', async () => {
+      const sender = party(`bl sender ${suite.target}`);
+      const listed = party(`bl listed ${suite.target}`);
+      await fund([sender, listed], 10_000n);
+      const added = await admin('POST', '/v2/admin/blacklist', {
+        address: listed.address,
+        reason: 'sanctions 4411',
+      });
+      assert.equal(added.status, 201, added.text);
+      assert.equal((added.json as { listedBy: string }).listedBy, adminId);
+      for (const path of PATHS) {
+        assertProblem(
+          await send(path, sender, listed),
+          403,
+          'ADDRESS_BLACKLISTED',
+          new RegExp(listed.address),
+        );
+        assertProblem(await send(path, listed, sender), 403, 'ADDRESS_BLACKLISTED');
+      }
+      assertProblem(
+        await admin('POST', '/v2/admin/mint', { to: listed.address, amount: '1' }),
+        403,
+        'ADDRESS_BLACKLISTED',
+      );
+      const list = (await admin('GET', '/v2/admin/blacklist')).json as {
+        listed: { address: string; balance: { atomic: number } }[];
+      };
+      assert.deepEqual(
+        list.listed.map((l) => [l.address, l.balance.atomic]),
+        [[listed.address, 10_000]],
+      );
+      assertProblem(
+        await admin('POST', '/v2/admin/blacklist', {
+          address: suite.t.service.parts.ctx.token.mintAddress,
+          reason: 'x',
+        }),
+        400,
+        'INVALID_PARAMETER',
+      );
+      const removed = await admin('DELETE', `/v2/admin/blacklist/${listed.address}`, { reason: 'delisted' });
+      assert.equal(removed.status, 200, removed.text);
+      assert.equal((await send('/v2/transfer', sender, listed)).status, 200);
+    });
+
+    it('limits: a transfer above the per-transfer limit, and past the daily limit, is refused (v1, v2)', async () => {
+      const big = party(`limit big ${suite.target}`);
+      const daily = party(`limit daily ${suite.target}`);
+      const to = party(`limit to ${suite.target}`);
+      await fund([big, daily], 200_000n);
+      for (const path of PATHS)
+        assertProblem(await send(path, big, to, TRANSFER_LIMIT), 403, 'TRANSFER_LIMIT_EXCEEDED');
+      // 40,000 + 100 fee, twice, is 80,200: the second passes the daily limit of 80,000.
+      assert.equal((await send('/v2/transfer', daily, to, 39_000n)).status, 200);
+      for (const path of PATHS)
+        assertProblem(await send(path, daily, to, 41_000n), 403, 'DAILY_LIMIT_EXCEEDED');
+      assert.equal((await send('/v1/transfer', daily, to, 40_000n)).status, 200);
+    });
+
+    it('screening: a denial refuses the transfer with its reason (v1, v2), recorded; a late answer refuses', async () => {
+      const holder = party(`screen holder ${suite.target}`);
+      await fund([holder], 10_000n);
+      for (const path of PATHS)
+        assertProblem(await send(path, holder, sanctioned), 403, 'SCREENING_DENIED', /OFAC SDN match 4411/);
+      assertProblem(await send('/v2/transfer', holder, slow), 503, 'SCREENING_UNAVAILABLE');
+      assert.ok(
+        screened.some((s) => s.outputs.some((o) => o.address === sanctioned.address && o.amount === '1000')),
+      );
+      const events = (await admin('GET', '/v2/admin/controls/events')).json as {
+        events: { action: string; reason: string; actor: string }[];
+      };
+      assert.ok(
+        events.events.some((e) => e.action === 'screening-deny' && e.reason === 'OFAC SDN match 4411'),
+      );
+      assert.ok(events.events.some((e) => e.action === 'screening-timeout'));
+      const metrics = await http(url(), 'GET', '/metrics', { key: suite.t.adminKey });
+      assert.match(metrics.text, /tokenproxy_screening_duration_seconds_count\{outcome="deny"\} [1-9]/);
+      assert.match(metrics.text, /tokenproxy_control_refusals_total\{code="SCREENING_DENIED"\} [1-9]/);
+    });
+
+    it('seize and reissue: frozen outputs are never cosigned again, their value minted to the owner; supply balances', async () => {
+      const thief = party(`seize thief ${suite.target}`);
+      const owner = party(`seize owner ${suite.target}`);
+      await fund([thief], 7_000n);
+      const status = async () => {
+        const s = (await admin('GET', '/v2/admin/status')).json as {
+          supply: Record<'genesis' | 'circulating' | 'treasury' | 'burned' | 'seized', { atomic: number }>;
+        };
+        const p = s.supply;
+        // The invariant: genesis = treasury + circulating + burned + seized.
+        assert.equal(
+          p.genesis.atomic,
+          p.treasury.atomic + p.circulating.atomic + p.burned.atomic + p.seized.atomic,
+        );
+        return p;
+      };
+      const before = await status();
+      const [stolen] = await utxosOf(url(), key, thief.address);
+      const outpoint = `${stolen!.txid}_${stolen!.vout}`;
+      const order = {
+        reference: `order ${suite.target}`,
+        reason: 'stolen',
+        outpoints: [outpoint],
+        reissueTo: owner.address,
+      };
+      // Only outputs of a frozen or blacklisted address can be seized.
+      assertProblem(
+        await admin('POST', '/v2/admin/seizures', order),
+        409,
+        'SEIZURE_REFUSED',
+        /neither frozen/,
+      );
+      await admin('POST', '/v2/admin/freezes', { address: thief.address, reason: 'stolen' });
+      const seized = await admin('POST', '/v2/admin/seizures', order);
+      assert.equal(seized.status, 201, seized.text);
+      const done = seized.json as { amount: { atomic: number }; reissueTxid: string | null; actor: string };
+      assert.equal(done.amount.atomic, 7_000);
+      assert.equal(done.actor, adminId);
+      assert.ok(done.reissueTxid !== null);
+      // The same order again is answered, not done twice.
+      const again = await admin('POST', '/v2/admin/seizures', order);
+      assert.equal(again.status, 200, again.text);
+      assert.equal((again.json as { reissueTxid: string }).reissueTxid, done.reissueTxid);
+      assertProblem(
+        await admin('POST', '/v2/admin/seizures', { ...order, reference: 'other' }),
+        409,
+        'SEIZURE_REFUSED',
+        /seized already/,
+      );
+      const after = await status();
+      assert.equal(after.seized.atomic - before.seized.atomic, 7_000);
+      assert.equal(before.treasury.atomic - after.treasury.atomic, 7_000);
+      assert.equal(after.circulating.atomic, before.circulating.atomic);
+      // Unfrozen, the seized output is still never cosigned, on either path.
+      await admin('DELETE', `/v2/admin/freezes/${thief.address}`, { reason: 'seized' });
+      for (const path of PATHS) assertProblem(await send(path, thief, owner), 403, 'OUTPUT_SEIZED');
+      await suite.t.service.parts.devnet!.mine(1);
+      await eventually(
+        async () =>
+          (await utxosOf(url(), key, owner.address)).some((o) => o.amount === 7_000n) ? true : undefined,
+        'the reissue seen',
+      );
+      const audit = (await admin('GET', '/v2/admin/audit')).json as {
+        ok: boolean;
+        supply: { index: { seized: { atomic: number } } };
+      };
+      assert.equal(audit.ok, true, JSON.stringify(audit));
+      assert.equal(audit.supply.index.seized.atomic, after.seized.atomic);
+      const listed = (await admin('GET', '/v2/admin/seizures')).json as { seizures: { reference: string }[] };
+      assert.ok(listed.seizures.some((z) => z.reference === order.reference));
+    });
+
+    it('the control record holds every change with its key and reason, append-only; /metrics counts them', async () => {
+      const events = (await admin('GET', '/v2/admin/controls/events')).json as {
+        events: { action: string; reason: string; actor: string }[];
+      };
+      const mine = events.events.filter((e) => e.actor === adminId).map((e) => [e.action, e.reason]);
+      for (const expected of [
+        ['pause', 'incident 17'],
+        ['unpause', 'incident 17 closed'],
+        ['blacklist', 'sanctions 4411'],
+        ['unblacklist', 'delisted'],
+        ['seize', 'stolen'],
+      ])
+        assert.ok(
+          mine.some((m) => m[0] === expected[0] && m[1] === expected[1]),
+          `${expected} recorded`,
+        );
+      const { db } = suite.t.service.parts;
+      await assert.rejects(db.query("UPDATE control_events SET reason = 'edited'"), /append-only/);
+      await assert.rejects(db.query('DELETE FROM control_events'), /append-only/);
+      const metrics = await http(url(), 'GET', '/metrics', { key: suite.t.adminKey });
+      assert.match(metrics.text, /tokenproxy_control_changes_total\{action="pause"\} 1/);
+      assert.match(metrics.text, /tokenproxy_control_refusals_total\{code="TRANSFERS_PAUSED"\} 3/);
+    });
+  },
+);
