@@ -1,30 +1,16 @@
-// The chain the devnet does not keep in memory: every block's header stays (80 bytes and a few
-// numbers a block), everything else is read back on demand from the journal through the index
+// The chain the devnet does not keep in memory: every block's header stays (136 bytes a block,
+// header-chain.ts), everything else is read back on demand from the journal through the index
 // (tx-index.ts): a mined transaction's raw bytes, a block's txids, its merkle tree. A few recent
 // blocks' txids and trees are kept, since those are what statuses are asked about.
 import type { TxStatus } from '../port.js';
 import { buildCoinbase, MINER_SCRIPT } from './block.js';
 import type { Coin } from './chain-state.js';
 import { hexToHash, txidOf } from './hashing.js';
+import { HeaderChain, type HeaderRecord } from './header-chain.js';
 import type { Journal, LinePos } from './journal.js';
 import { merkleLevels, merklePathHex } from './merkle.js';
 import { type ParsedTx, parseRawTransaction } from './tx-format.js';
 import type { SpendSlot, TxIndex, TxSlot } from './tx-index.js';
-
-export interface HeaderRecord {
-  readonly height: number;
-  readonly hash: string;
-  /** `hashTag(hash)`: what index entries of this block carry. */
-  readonly tag: number;
-  readonly header: Uint8Array;
-  /** Unix seconds. */
-  readonly time: number;
-  readonly serial: number;
-  /** The journal line holding the block's entry (a `block`, or the `batch` of a reorg). */
-  readonly pos: LinePos;
-  /** What its transactions paid in fees (the miner output of its coinbase). */
-  readonly fees: bigint;
-}
 
 interface RecentBlock {
   readonly hash: string;
@@ -45,7 +31,7 @@ interface EntryLike {
 }
 
 export class ChainHistory {
-  readonly headers: HeaderRecord[] = [];
+  readonly headers = new HeaderChain();
   private readonly recent = new Map<number, RecentBlock>();
 
   constructor(
@@ -58,7 +44,7 @@ export class ChainHistory {
   }
 
   get tip(): HeaderRecord | undefined {
-    return this.headers[this.headers.length - 1];
+    return this.headers.tip;
   }
 
   /** Where `txid` is in the chain, or undefined (an entry of a disconnected block is not). */
@@ -85,7 +71,7 @@ export class ChainHistory {
 
   /** The block's txids (coinbase first) and merkle tree. */
   block(height: number): RecentBlock {
-    const header = this.headers[height];
+    const header = this.headers.at(height);
     if (header === undefined) throw new RangeError(`no block at height ${height}`);
     const kept = this.recent.get(height);
     if (kept !== undefined && kept.hash === header.hash) {
@@ -109,7 +95,7 @@ export class ChainHistory {
 
   /** Rebuilt from the block's entry: the genesis outputs it names, or the miner's output of its fees. */
   coinbaseRaw(height: number): Uint8Array {
-    const header = this.headers[height]!;
+    const header = this.headers.at(height)!;
     const outputs =
       height === 0
         ? (this.blockEntry(header).outputs ?? []).map((o) => ({
@@ -121,7 +107,7 @@ export class ChainHistory {
   }
 
   minedStatus(height: number, index: number): TxStatus {
-    const header = this.headers[height]!;
+    const header = this.headers.at(height)!;
     return {
       kind: 'mined',
       blockHash: header.hash,
@@ -154,7 +140,7 @@ export class ChainHistory {
   }
 
   private current(slot: SpendSlot): boolean {
-    return this.headers[slot.height]?.tag === slot.tag;
+    return this.headers.tagAt(slot.height) === slot.tag;
   }
 
   private blockEntry(header: HeaderRecord): EntryLike {

@@ -14,8 +14,9 @@ import {
   MINER_SCRIPT,
   ZERO_HASH,
 } from './block.js';
-import type { ChainHistory, HeaderRecord } from './chain-history.js';
+import type { ChainHistory } from './chain-history.js';
 import { hashToHex, hexToHash } from './hashing.js';
+import type { HeaderChain, HeaderRecord } from './header-chain.js';
 import type { LinePos } from './journal.js';
 import { merkleLevels, merkleRootOf } from './merkle.js';
 import { type ParsedTx, parseRawTransaction } from './tx-format.js';
@@ -62,7 +63,10 @@ const REJECTED_MEMORY = 10_000;
 
 /** A connected block whose index entries wait for its journal position (a reorg's batch line). */
 interface Unindexed {
-  readonly header: HeaderRecord;
+  readonly height: number;
+  readonly tag: number;
+  /** Filled in once the journal has the block's entry. */
+  readonly pos: LinePos;
   readonly txids: readonly string[];
   readonly entries: readonly MempoolEntry[];
 }
@@ -82,7 +86,7 @@ export class ChainState {
     return this.history.tip;
   }
 
-  get headers(): readonly HeaderRecord[] {
+  get headers(): HeaderChain {
     return this.history.headers;
   }
 
@@ -189,19 +193,9 @@ export class ChainState {
       time: spec.time,
     });
     const hash = hashToHex(headerHash(header));
-    const record: HeaderRecord = {
-      height,
-      hash,
-      tag: hashTag(hash),
-      header,
-      time: spec.time,
-      serial: spec.serial,
-      pos,
-      fees,
-    };
-    this.history.headers.push(record);
+    this.history.headers.push({ hash, header, serial: spec.serial, pos, fees });
     this.history.keep(height, hash, txids, levels);
-    this.unindexed.push({ header: record, txids, entries });
+    this.unindexed.push({ height, tag: hashTag(hash), pos, txids, entries });
     const changes: StatusChange[] = [];
     for (let i = 1; i < txids.length; i++) {
       changes.push({ txid: txids[i]!, status: this.history.minedStatus(height, i), staleBlock: false });
@@ -212,9 +206,9 @@ export class ChainState {
 
   /** Writes the index entries of the blocks connected since the last call (their lines are known now). */
   indexConnected(): void {
-    for (const { header, txids, entries } of this.unindexed) {
-      const { height, tag } = header;
-      this.history.index.putTx(txids[0]!, { height, index: 0, tag, ...header.pos });
+    for (const { height, tag, pos, txids, entries } of this.unindexed) {
+      this.history.headers.setPos(height, pos);
+      this.history.index.putTx(txids[0]!, { height, index: 0, tag, ...pos });
       entries.forEach((entry, i) => {
         this.history.index.putTx(entry.txid, { height, index: i + 1, tag, ...entry.pos });
         for (const op of entry.spends) this.history.index.putSpend(op, { height, index: i + 1, tag });

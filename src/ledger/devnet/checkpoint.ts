@@ -14,7 +14,6 @@ import { findTx } from './chain-history.js';
 import { type ChainState, outpoint } from './chain-state.js';
 import { hashToHex } from './hashing.js';
 import { parseRawTransaction } from './tx-format.js';
-import { hashTag } from './tx-index.js';
 
 export const CHECKPOINT_FILE = 'devnet.checkpoint';
 
@@ -39,7 +38,8 @@ type Line =
 export function snapshotLines(state: ChainState, meta: CheckpointMeta): string[] {
   const lines: string[] = [JSON.stringify(meta)];
   const add = (line: Line) => lines.push(JSON.stringify(line));
-  for (const h of state.headers) {
+  for (let height = 0; height < state.headers.length; height++) {
+    const h = state.headers.at(height)!;
     add([
       'h',
       Buffer.from(h.header).toString('hex'),
@@ -89,13 +89,9 @@ export function restoreCheckpoint(state: ChainState, lines: readonly Line[]): vo
     switch (line[0]) {
       case 'h': {
         const header = new Uint8Array(Buffer.from(line[1], 'hex'));
-        const hash = hashToHex(headerHash(header));
         headers.push({
-          height: headers.length,
-          hash,
-          tag: hashTag(hash),
+          hash: hashToHex(headerHash(header)),
           header,
-          time: Buffer.from(header).readUInt32LE(68),
           serial: line[2],
           pos: { offset: line[3], length: line[4] },
           fees: BigInt(line[5]),

@@ -90,7 +90,7 @@ function applyEntry(state: ChainState, entry: DevnetEntry, pos: LinePos): number
 
 /** The outputs the genesis coinbase was created with (the miner's placeholder left out). */
 export function genesisOutputsOf(state: ChainState): CoinbaseOutput[] {
-  if (state.headers[0] === undefined) return [];
+  if (state.headers.length === 0) return [];
   const coinbase = parseRawTransaction(state.history.coinbaseRaw(0));
   const outputs = coinbase.tx.outputs.map((out) => ({
     lockingScript: out.lockingScript.toUint8Array(),

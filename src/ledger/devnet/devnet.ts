@@ -169,10 +169,7 @@ class EmbeddedDevnet implements Devnet {
     if (!Number.isSafeInteger(depth) || depth < 1 || depth > tipHeight) {
       throw new RangeError(`depth must be between 1 and ${tipHeight} (the genesis block stays)`);
     }
-    const disconnected = this.state.headers
-      .slice(-depth)
-      .map((h) => this.blockInfo(h.height))
-      .reverse();
+    const disconnected = Array.from({ length: depth }, (_, i) => this.blockInfo(tipHeight - i));
     const inDisconnected = new Set(disconnected.flatMap((b) => b.txids));
     for (const txid of opts.drop ?? []) {
       if (!inDisconnected.has(txid) && !this.state.mempool.has(txid)) {
@@ -229,11 +226,11 @@ class EmbeddedDevnet implements Devnet {
   }
 
   blocks(): DevnetBlock[] {
-    return this.state.headers.map((h) => this.block(h.height)!);
+    return Array.from({ length: this.state.headers.length }, (_, height) => this.block(height)!);
   }
 
   block(height: number): DevnetBlock | undefined {
-    const header = this.state.headers[height];
+    const header = this.state.headers.at(height);
     if (header === undefined) return undefined;
     return { ...this.blockInfo(height), header: Buffer.from(header.header).toString('hex') };
   }
@@ -364,7 +361,7 @@ class EmbeddedDevnet implements Devnet {
   }
 
   private blockInfo(height: number): MinedBlock {
-    const header = this.state.headers[height]!;
+    const header = this.state.headers.at(height)!;
     const { txids } = this.state.history.block(height);
     return { height, hash: header.hash, time: header.time, txids: [...txids] };
   }
