@@ -93,6 +93,29 @@ export const ConfigSchema = Type.Object(
         description:
           "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
       }),
+    headersTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 10_000,
+      description:
+        "A request's headers must have arrived within this long of its first byte, ms; else 408 and the connection is closed (slow-loris headers).",
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 30_000,
+      description:
+        'A whole request, headers and body, must have arrived within this long, ms; else 408 and the connection is closed (slow bodies).',
+    }),
+    idleTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        'A connection on which nothing is read or written for this long is closed, ms (also a reader that stalls a long answer).',
+    }),
+    keepAliveTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 5_000,
+      description: 'How long an idle keep-alive connection is kept between requests, ms.',
+    }),
     ),
     anonymousMaxRecords: Count(
       5_000,

@@ -56,7 +56,8 @@ export type HttpConfig = Pick<
   Config,
   'bodyLimit' | 'anonymousRead' | 'trustProxy' | 'publicBaseUrl' | 'fundingRefillMs'
 > &
-  Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env' | 'sandboxPublicSubmit'>>;
+  Partial<Pick<Config, 'corsOrigins' | 'anonymousTokens' | 'env' | 'sandboxPublicSubmit'>> &
+  Partial<Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'keepAliveTimeoutMs'>>;
 
 /** Answers smaller than this many bytes go out uncompressed even when the client accepts gzip. */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
@@ -80,6 +81,25 @@ export interface AppDeps {
   readonly metrics?: ServiceMetrics;
 }
 
+/** Defaults of the timeouts, when the config does not carry them (tests build partial configs). */
+const TIMEOUT_DEFAULTS = { headers: 10_000, request: 30_000, idle: 60_000, keepAlive: 5_000 };
+
+function timeoutOptions(config: HttpConfig) {
+  const headersTimeout = config.headersTimeoutMs ?? TIMEOUT_DEFAULTS.headers;
+  const requestTimeout = Math.max(config.requestTimeoutMs ?? TIMEOUT_DEFAULTS.request, headersTimeout);
+  return {
+    requestTimeout,
+    connectionTimeout: config.idleTimeoutMs ?? TIMEOUT_DEFAULTS.idle,
+    keepAliveTimeout: config.keepAliveTimeoutMs ?? TIMEOUT_DEFAULTS.keepAlive,
+    http: {
+      headersTimeout,
+      requestTimeout,
+      // How often Node looks for requests past their deadline (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    },
+  };
+}
+
 export function buildApp(deps: AppDeps): AppInstance {
   const { config } = deps;
   const logger = deps.logger.child(
@@ -92,6 +112,10 @@ export function buildApp(deps: AppDeps): AppInstance {
     genReqId: requestIdGenerator(deps.generateRequestId),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
+    // Slow clients are cut (docs/operations.md, Timeouts): Fastify's defaults (0) would turn
+    // Node's own request timeout off, and a socket sending a byte every few seconds would hold
+    // its connection for ever. Node answers 408 to headers or a body that do not arrive in time.
+    ...timeoutOptions(config),
     trustProxy: config.trustProxy.length === 0 ? false : [...config.trustProxy],
     frameworkErrors: frameworkErrorHandler(config),
     // Closing answers a problem (NOT_READY, Retry-After) from the hook below, not Fastify's own body.
