@@ -40,6 +40,16 @@ export const ConfigSchema = Type.Object(
     arcApiKey: Type.Optional(
       Type.String({ minLength: 1, description: 'Bearer token for ARC.', 'x-secret': 'value' }),
     ),
+    blockHeadersUrl: Url(
+      "Base URL of a Block Headers Service (the one ARC uses) asked for the chain tip (GET /api/v1/chain/tip/longest); absent: the ARC URL (the devnet's ARC API answers it).",
+    ),
+    blockHeadersApiKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Bearer token for the Block Headers Service; absent: ARC's.",
+        'x-secret': 'value',
+      }),
+    ),
     arcCallbackToken: Type.Optional(
       Type.String({
         minLength: 16,

@@ -226,4 +226,28 @@ describe('arc adapter over the devnet ARC API', () => {
     assert.equal(sent.length, 3);
     assert.deepEqual(new Set(sent), new Set([Buffer.from(tx.raw).toString('hex')]));
   });
+
+  it('asks the ledger for the chain tip: blocks it never saw mine a transaction of its own count', async () => {
+    // A ledger that broadcast nothing and watched nothing (issue 34: a process showed height 0
+    // while the devnet kept mining).
+    ledger = open();
+    await devnet.mine(2);
+    const tip = await ledger.tip();
+    assert.deepEqual(tip, await devnet.tip());
+    assert.ok(tip.height >= 2);
+    await devnet.mine(1);
+    assert.equal((await ledger.tip()).height, tip.height + 1, 'asked again, not remembered');
+  });
+
+  it('asks a Block Headers Service given as tipUrl, and says what to set when there is none', async () => {
+    ledger = open({ tipUrl: `${server.url}/elsewhere` });
+    await assert.rejects(ledger.tip(), (err: Error) => {
+      assert.ok(err instanceof LedgerUnavailableError);
+      assert.match(err.message, /GET .*\/elsewhere\/api\/v1\/chain\/tip\/longest answered 404/);
+      assert.match(err.message, /blockHeadersUrl/);
+      return true;
+    });
+    const viaHeaders = open({ tipUrl: server.url, tipApiKey: API_KEY, apiKey: 'not-the-key' });
+    assert.deepEqual(await viaHeaders.tip(), await devnet.tip());
+  });
 });

@@ -89,9 +89,10 @@ function renderDeliveries(d) {
 
 function renderChain(c) {
   setText('chain-ledger', c.ledger);
-  setText('chain-height', String(c.tip.height));
-  setText('chain-time', when(new Date(c.tip.time * 1000).toISOString()));
-  setText('chain-hash', c.tip.hash);
+  // The ledger's tip, asked of it; when it could not tell, why (and what to set) instead.
+  setText('chain-height', c.tip ? String(c.tip.height) : '–');
+  setText('chain-time', c.tip && c.tip.time ? when(new Date(c.tip.time * 1000).toISOString()) : '–');
+  setText('chain-hash', c.tip ? c.tip.hash : 'unknown: ' + (c.tipProblem || 'the ledger gave no tip'));
   $('mine-box').hidden = !c.canMine;
   replaceRows($('chain-blocks'), c.blocks.map((b) => el('tr', {},
     el('td', { className: 'num', text: String(b.height) }), el('td', {}, el('code', { text: short(b.hash), title: b.hash })),

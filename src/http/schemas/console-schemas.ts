@@ -1,6 +1,7 @@
 // TypeBox schemas of the console's read models (GET /v2/admin/console/...), for validation of
 // the answers' shape in the OpenAPI document.
 import { Type } from 'typebox';
+import { TipJson, TipProblemJson } from '../routes/chain-tip.js';
 import { SafeInteger } from './common.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -125,7 +126,8 @@ export const ConsoleDeliveries = Type.Object({
 export const ConsoleChain = Type.Object({
   ledger: Type.Enum(['devnet', 'arc']),
   canMine: Type.Boolean({ description: 'POST /v2/admin/mine works (the devnet)' }),
-  tip: Type.Object({ height: Type.Integer(), hash: Type.String(), time: Type.Integer() }),
+  tip: TipJson,
+  tipProblem: TipProblemJson,
   blocks: Type.Array(
     Type.Object({
       height: Type.Integer(),

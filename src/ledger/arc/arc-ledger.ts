@@ -3,8 +3,10 @@
 // fee GET /v1/policy. Status changes reach subscribers from ARC's callbacks (handleArcCallback,
 // the fast path) and from polling the watched txids (the guarantee). Limits, documented in
 // src/ledger/arc/README.md: ARC serves no raw transactions (rawTransaction answers from a cache
-// of what this process broadcast) and no chain tip (tip() answers the highest block seen in a
-// MINED status, unless a tip source is given); ARC gives no block time (see blockTime).
+// of what this process broadcast) and no chain tip: tip() asks the Block Headers Service ARC
+// itself uses (GET /api/v1/chain/tip/longest at tipUrl, default the ARC URL, which the devnet's
+// ARC server answers), never the blocks this process happened to see; ARC gives no block time
+// (see blockTime).
 import { sha256d } from '../../crypto/hash.js';
 import { bearerMatches } from '../../crypto/same-secret.js';
 import type { BroadcastResult, ChainTip, FeePolicy, Ledger, StatusListener, TxStatus } from '../port.js';
@@ -29,8 +31,12 @@ export interface ArcLedgerOptions extends ArcHttpOptions {
   readonly policyCacheMs?: number;
   /** Raw transactions kept for rawTransaction(). Default 10000. */
   readonly rawCacheSize?: number;
-  /** Chain tip source (e.g. a block headers service). Default: the highest MINED block seen. */
+  /** Chain tip source. Default: GET {tipUrl}/api/v1/chain/tip/longest (a Block Headers Service). */
   readonly tip?: () => Promise<ChainTip>;
+  /** Base URL of the Block Headers Service asked for the tip. Default: `url` (ARC's). */
+  readonly tipUrl?: string;
+  /** Its bearer token. Default: `apiKey`. */
+  readonly tipApiKey?: string;
   /** Block time (Unix seconds) of a block. Default: the timestamp of the first MINED status seen for it. */
   readonly blockTime?: (blockHash: string, height: number) => Promise<number | undefined>;
   readonly now?: () => number;
@@ -53,6 +59,8 @@ export function createArcLedger(opts: ArcLedgerOptions): ArcLedger {
 
 class HttpArcLedger implements ArcLedger {
   private readonly client: ArcHttpClient;
+  /** The chain tip's source: few retries, a status page waits for it. */
+  private readonly headers: ArcHttpClient;
   private readonly watcher: ArcWatcher;
   private readonly listeners = new Set<StatusListener>();
   private readonly raws = new Map<string, Uint8Array>();
@@ -61,11 +69,18 @@ class HttpArcLedger implements ArcLedger {
   private readonly last = new Map<string, { key: string; at: number }>();
   private readonly blockTimes = new Map<string, number>();
   private policy: { value: FeePolicy; at: number } | null = null;
-  private highest: ChainTip | null = null;
   private readonly now: () => number;
 
   constructor(private readonly opts: ArcLedgerOptions) {
     this.client = new ArcHttpClient(opts);
+    const tipKey = opts.tipApiKey ?? opts.apiKey;
+    this.headers = new ArcHttpClient({
+      ...opts,
+      url: opts.tipUrl ?? opts.url,
+      ...(tipKey !== undefined && { apiKey: tipKey }),
+      retries: Math.min(opts.retries ?? 1, 1),
+      timeoutMs: Math.min(opts.timeoutMs ?? 5000, 5000),
+    });
     this.now = opts.now ?? Date.now;
     this.watcher = new ArcWatcher((txid) => this.poll(txid), {
       initialMs: opts.pollIntervalMs ?? 5000,
@@ -95,7 +110,17 @@ class HttpArcLedger implements ArcLedger {
 
   async tip(): Promise<ChainTip> {
     if (this.opts.tip !== undefined) return this.opts.tip();
-    return this.highest ?? { height: 0, hash: '0'.repeat(64), time: 0 };
+    const path = '/api/v1/chain/tip/longest';
+    const where = `${(this.opts.tipUrl ?? this.opts.url).replace(/\/+$/, '')}${path}`;
+    const reply = await this.headers.request('GET', path);
+    const tip = reply.status === 200 ? tipOf(reply.body) : null;
+    if (tip === null) {
+      throw new LedgerUnavailableError(
+        `the chain tip: GET ${where} answered ${reply.status}${reply.status === 200 ? ' without a height and hash' : ''}; ` +
+          'ARC serves no tip of its own: set blockHeadersUrl (TOKENPROXY_BLOCK_HEADERS_URL) to a Block Headers Service',
+      );
+    }
+    return tip;
   }
 
   async feePolicy(): Promise<FeePolicy> {
@@ -149,6 +174,7 @@ class HttpArcLedger implements ArcLedger {
   async close(): Promise<void> {
     this.watcher.close();
     this.client.close();
+    this.headers.close();
     this.listeners.clear();
   }
 
@@ -335,9 +361,6 @@ class HttpArcLedger implements ArcLedger {
     current = false,
     notify = true,
   ): boolean {
-    if (status.kind === 'mined' && (this.highest === null || status.height > this.highest.height)) {
-      this.highest = { height: status.height, hash: status.blockHash, time: status.blockTime };
-    }
     const key = statusKey(status);
     const previous = this.last.get(txid);
     if (previous !== undefined && previous.key === key) {
@@ -375,6 +398,24 @@ function statusKey(status: TxStatus): string {
     default:
       return status.kind;
   }
+}
+
+/**
+ * A Block Headers Service's tip: `{height, header: {hash, creationTimestamp}}` (the time as Unix
+ * seconds or an ISO date; 0 when absent). Null when the height or hash is missing.
+ */
+function tipOf(body: unknown): ChainTip | null {
+  const b = (body ?? {}) as { height?: unknown; header?: { hash?: unknown; creationTimestamp?: unknown } };
+  const hash = b.header?.hash;
+  if (!isCount(b.height) || typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) return null;
+  const stamp = b.header?.creationTimestamp;
+  const time =
+    typeof stamp === 'number' && Number.isFinite(stamp)
+      ? Math.floor(stamp > 1e12 ? stamp / 1000 : stamp)
+      : typeof stamp === 'string' && Number.isFinite(Date.parse(stamp))
+        ? Math.floor(Date.parse(stamp) / 1000)
+        : 0;
+  return { height: b.height, hash: hash.toLowerCase(), time };
 }
 
 function isCount(value: unknown): value is number {
