@@ -149,8 +149,6 @@ export async function composeParts(
       arc = createArcLedger({
         url: config.arcUrl,
         ...(config.arcApiKey !== undefined && { apiKey: config.arcApiKey }),
-        ...(config.blockHeadersUrl !== undefined && { tipUrl: config.blockHeadersUrl }),
-        ...(config.blockHeadersApiKey !== undefined && { tipApiKey: config.blockHeadersApiKey }),
         ...callbacks,
       });
       ledger = arc;
@@ -209,8 +207,6 @@ export async function composeParts(
       },
       log: logger,
       onTransition: ticketTimings(metrics),
-    };
-    // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
       controls: {
         limits: {
           perTransfer: config.transferLimit === undefined ? null : BigInt(config.transferLimit),
@@ -227,6 +223,8 @@ export async function composeParts(
               },
         counted: controlMetrics(metrics.registry),
       },
+    };
+    // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
     // and broadcast them in batches (both closed by the service's stop). With a writer in the
     // deployment (ADR 0007), an api process sends both kinds of writes to it instead.
     const runsApi = config.roles.includes('api');

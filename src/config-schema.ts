@@ -40,16 +40,6 @@ export const ConfigSchema = Type.Object(
     arcApiKey: Type.Optional(
       Type.String({ minLength: 1, description: 'Bearer token for ARC.', 'x-secret': 'value' }),
     ),
-    blockHeadersUrl: Url(
-      "Base URL of a Block Headers Service (the one ARC uses) asked for the chain tip (GET /api/v1/chain/tip/longest); absent: the ARC URL (the devnet's ARC API answers it).",
-    ),
-    blockHeadersApiKey: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "Bearer token for the Block Headers Service; absent: ARC's.",
-        'x-secret': 'value',
-      }),
-    ),
     arcCallbackToken: Type.Optional(
       Type.String({
         minLength: 16,
@@ -97,43 +87,6 @@ export const ConfigSchema = Type.Object(
     maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),
     maxInputs: Count(100, 'Inputs per transfer (and per transaction posted to /v2/parse).'),
     maxOutputs: Count(100, 'Outputs per transfer.'),
-    anonymousRead: Type.Boolean({ default: true, description: 'Allow read endpoints without an API key.' }),
-    anonymousTokens: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
-        description:
-          "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
-      }),
-    headersTimeoutMs: Type.Integer({
-      minimum: 1000,
-      default: 10_000,
-      description:
-        "A request's headers must have arrived within this long of its first byte, ms; else 408 and the connection is closed (slow-loris headers).",
-    }),
-    requestTimeoutMs: Type.Integer({
-      minimum: 1000,
-      default: 30_000,
-      description:
-        'A whole request, headers and body, must have arrived within this long, ms; else 408 and the connection is closed (slow bodies).',
-    }),
-    idleTimeoutMs: Type.Integer({
-      minimum: 1000,
-      default: 60_000,
-      description:
-        'A connection on which nothing is read or written for this long is closed, ms (also a reader that stalls a long answer).',
-    }),
-    keepAliveTimeoutMs: Type.Integer({
-      minimum: 1000,
-      default: 5_000,
-      description: 'How long an idle keep-alive connection is kept between requests, ms.',
-    }),
-    ),
-    anonymousMaxRecords: Count(
-      5_000,
-      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. Keyed callers are not bounded (limit 0 is all, streamed).',
-    ),
-    sandboxPublicSubmit: Type.Boolean({
-      default: true,
-      description:
     transferLimit: Type.Optional(
       Type.String({
         pattern: '^[1-9][0-9]{0,19}$',
@@ -162,6 +115,20 @@ export const ConfigSchema = Type.Object(
       description:
         'What a screening timeout or failure means: refuse the transfer (SCREENING_UNAVAILABLE) or allow it (logged and counted).',
     }),
+    anonymousRead: Type.Boolean({ default: true, description: 'Allow read endpoints without an API key.' }),
+    anonymousTokens: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        description:
+          "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
+      }),
+    ),
+    anonymousMaxRecords: Count(
+      5_000,
+      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. Keyed callers are not bounded (limit 0 is all, streamed).',
+    ),
+    sandboxPublicSubmit: Type.Boolean({
+      default: true,
+      description:
         "In sandbox, the reference client's built-in sandbox token submits transfers (one shared principal, rate-limited per client address); production never accepts it.",
     }),
     faucetAmount: Type.Integer({

@@ -61,8 +61,8 @@ export const ERRORS = {
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },
   FUNDING_EXHAUSTED: { status: 503, title: 'Funding pool exhausted' },
   LEDGER_UNAVAILABLE: { status: 503, title: 'Ledger unavailable' },
-  NOT_READY: { status: 503, title: 'Service not ready' },
   SCREENING_UNAVAILABLE: { status: 503, title: 'Screening service unavailable' },
+  NOT_READY: { status: 503, title: 'Service not ready' },
   INTERNAL: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<DomainErrorCode, ErrorSpec> & Record<string, ErrorSpec>;
 

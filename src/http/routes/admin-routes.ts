@@ -3,6 +3,7 @@
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
+import type { ChainTip } from '../../ledger/port.js';
 import {
   API_KEY_SCOPES,
   type ApiKeyInfo,
@@ -21,7 +22,6 @@ import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
-import { askTip, TipJson, TipProblemJson } from './chain-tip.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** Mining on command: the embedded devnet answers it; any other ledger is null. */
@@ -110,16 +110,15 @@ export const AmountJson = Type.Object({
 const StatusJson = Type.Object({
   environment: Type.String(),
   tokenId: Type.String(),
-  tip: TipJson,
-  tipProblem: TipProblemJson,
+  tip: Type.Object({ height: Type.Integer(), hash: Type.String(), time: Type.Integer() }),
   supply: Type.Object({
     genesis: AmountJson,
     circulating: AmountJson,
     treasury: AmountJson,
     burned: AmountJson,
     redeemed: AmountJson,
-  }),
     seized: Type.Optional(AmountJson),
+  }),
   fundingPool: Type.Object({ available: Type.Integer() }),
   tickets: Type.Record(Type.String(), Type.Integer(), { description: 'Tickets by status' }),
   frozen: Type.Object(
@@ -286,8 +285,8 @@ export function adminRoutes(deps: AdminRouteDeps) {
       '/v2/admin/status',
       { config: admin, schema: { querystring: query, response: { 200: StatusJson } } },
       async () => {
-        const [asked, where, available, tickets, redeemed, frozen] = await Promise.all([
-          askTip(ctx.ledger),
+        const [tip, where, available, tickets, redeemed, frozen] = await Promise.all([
+          ctx.ledger.tip(),
           supply(ctx.db, ctx.token),
           availableFundingCount(ctx.db),
           ticketCounts(ctx.db),
@@ -304,7 +303,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
         return {
           environment: deps.environment,
           tokenId: ctx.token.tokenId,
-          ...asked,
+          tip: tipJson(tip),
           supply: {
             genesis: amountJson(deps.genesisSupply),
             circulating: amountJson(where.circulating),
@@ -312,9 +311,9 @@ export function adminRoutes(deps: AdminRouteDeps) {
             burned: amountJson(where.burned),
             // Of burned: transfers to the burn address (redemptions), not burn outputs.
             redeemed: amountJson(redeemed),
-          },
             // Taken by seizures (issue 32): never cosigned again, their value reissued.
             seized: amountJson(where.seized),
+          },
           fundingPool: { available },
           tickets,
           // The freeze list: addresses whose outputs are not cosigned, and what they hold.
@@ -331,6 +330,10 @@ export function adminRoutes(deps: AdminRouteDeps) {
 /** An amount on the wire: atomic units (exact JSON integer) and the decimal token text. */
 export function amountJson(atomic: bigint) {
   return { atomic: toJsonNumber(atomic), tokens: formatTokens(atomic) };
+}
+
+function tipJson(tip: ChainTip) {
+  return { height: tip.height, hash: tip.hash, time: tip.time };
 }
 
 function apiKeyJson(k: ApiKeyInfo) {

@@ -85,6 +85,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       genesisSupply,
       forgetApiKeys: () => apiKeys.forget(),
     }),
+    controlRoutes({ ...deps, mintKey: parts.keys.mint }),
     supplyRoutes({
       ...deps,
       burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },
@@ -97,7 +98,6 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       fundingAddress,
       poolLowWater: config.fundingPoolLowWater,
       devnet: parts.devnet,
-    controlRoutes({ ...deps, mintKey: parts.keys.mint }),
     }),
     consoleSearchRoutes(deps),
     freezeRoutes(deps),
