@@ -35,6 +35,7 @@ export type DomainErrorCode =
   | 'SCREENING_UNAVAILABLE'
   // What the use cases could not do
   | 'TX_NOT_FOUND'
+  | 'RAWTX_REQUIRED'
   | 'NO_FUNDING_OUTPUT'
   | 'BROADCAST_REJECTED'
   | 'FUNDING_EXHAUSTED'

@@ -53,6 +53,7 @@ export const ERRORS = {
   KEY_IN_USE: { status: 409, title: 'API key revokes itself' },
   SEIZURE_REFUSED: { status: 409, title: 'Seizure order refused' },
   TX_NOT_FOUND: { status: 404, title: 'Transaction not known to the ledger' },
+  RAWTX_REQUIRED: { status: 422, title: 'The ledger serves no raw transactions: give rawtx' },
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   FAUCET_LIMIT: { status: 429, title: 'Faucet grants used up for today' },

@@ -113,6 +113,29 @@ describeOnEachDb('funding payments', (fresh) => {
     assert.deepEqual(await reserveOfTransaction(fresh.db, elsewhere.txid), []);
   });
 
+  it('a ledger that holds the payment but serves no raw transactions (ARC) asks for --rawtx', async () => {
+    // A transaction the ledger holds: the one of any unspent output.
+    const paid = { txid: devnet.utxos()[0]!.txid };
+    // As ARC answers: the status of any transaction, the raw bytes of none it did not broadcast.
+    const arcLike = new Proxy(devnet, {
+      get: (target, name, receiver) =>
+        name === 'rawTransaction' ? async () => null : Reflect.get(target, name, receiver),
+    });
+    await assert.rejects(recordFundingPayment({ ...deps(), ledger: arcLike }, paid.txid), (err: unknown) => {
+      assert.ok(err instanceof DomainError);
+      assert.equal(err.code, 'RAWTX_REQUIRED', err.message);
+      assert.match(err.message, /serves no raw transactions/);
+      assert.match(err.message, /--rawtx/);
+      return true;
+    });
+    // One it does not hold at all is still TX_NOT_FOUND, with what to do.
+    await assert.rejects(
+      recordFundingPayment({ ...deps(), ledger: arcLike }, 'ef'.repeat(32)),
+      (err: unknown) =>
+        err instanceof DomainError && err.code === 'TX_NOT_FOUND' && /broadcast it first/.test(err.message),
+    );
+  });
+
   it('a low pool is refilled from both outputs, largest first; the ledger accepts the split', async () => {
     assert.equal(await availableFundingCount(fresh.db), 0);
     const txid = await refill();

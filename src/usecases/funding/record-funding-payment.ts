@@ -57,9 +57,7 @@ async function rawOf(ledger: Ledger, txid: string, given: Uint8Array | undefined
   try {
     const known = await ledger.rawTransaction(txid);
     if (known !== null) return known;
-    if (given === undefined) {
-      throw new DomainError('TX_NOT_FOUND', `the ledger does not know transaction ${txid}`);
-    }
+    if (given === undefined) throw await noRawTransaction(ledger, txid);
     if (txidOf(given) !== txid) throw new DomainError('INVALID_TX', `rawtx is not transaction ${txid}`);
     const status = await ledger.status(txid);
     if (status.kind !== 'mempool' && status.kind !== 'mined') {
@@ -73,6 +71,28 @@ async function rawOf(ledger: Ledger, txid: string, given: Uint8Array | undefined
     if (err instanceof LedgerUnavailableError) throw new DomainError('LEDGER_UNAVAILABLE', err.message);
     throw err;
   }
+}
+
+/**
+ * Why no raw transaction came, in words an operator acts on: a ledger that holds the transaction
+ * but serves no raw transactions (ARC serves only those this process broadcast) needs the raw
+ * transaction given (`--rawtx`); one that does not hold it needs it broadcast first.
+ */
+async function noRawTransaction(ledger: Ledger, txid: string): Promise<DomainError> {
+  const status = await ledger.status(txid);
+  if (status.kind === 'mempool' || status.kind === 'mined') {
+    const where = status.kind === 'mined' ? `mined at height ${status.height}` : 'in its mempool';
+    return new DomainError(
+      'RAWTX_REQUIRED',
+      `the ledger holds transaction ${txid} (${where}) but serves no raw transactions (ARC): ` +
+        `give its raw transaction in hex (tokenproxy fund --txid ${txid} --rawtx HEX)`,
+    );
+  }
+  return new DomainError(
+    'TX_NOT_FOUND',
+    `the ledger does not know transaction ${txid} (${status.kind}): broadcast it first, then record it` +
+      ' (with --rawtx HEX when the ledger is ARC)',
+  );
 }
 
 export async function recordFundingPayment(
