@@ -2,9 +2,11 @@
 // DomainError to their code (the status is the code's: error-statuses.ts), Fastify's own errors
 // (validation, JSON parsing, body size, media type) to registry codes, everything else to a
 // generic 500 that is logged with the request ID and never leaks.
+
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/domain-error.js';
 import { LedgerUnavailableError } from '../ledger/port.js';
+import { safeForLog } from '../process/log-safety.js';
 import { isDatabaseUnavailable } from '../store/db/sql-error.js';
 import { AppError } from './app-error.js';
 import type { ErrorCode } from './error-statuses.js';
@@ -150,7 +152,8 @@ function handle(
   if (isInternal) request.log.error({ err: error, code: problem.code }, 'request failed');
   else if (problem.status >= 500)
     request.log.warn({ code: problem.code, status: problem.status }, problem.detail);
-  else request.log.info({ code: problem.code, status: problem.status }, problem.detail);
+  // A 4xx detail echoes the caller's input: logged redacted, escaped and bounded (log-safety.ts).
+  else request.log.info({ code: problem.code, status: problem.status }, safeForLog(problem.detail));
   if (problem.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="tokenproxy"');
   if (problem.status === 503 && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(retryAfterSecondsOf(settings.fundingRefillMs)));

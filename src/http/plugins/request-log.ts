@@ -1,6 +1,7 @@
-// Request logging without secrets: URLs are logged with `auth_token` redacted and no
-// header is ever logged (the Authorization header carries keys).
+// Request logging without secrets: URLs are logged with credential parameters and key-shaped
+// strings redacted, and no header is ever logged (the Authorization header carries keys).
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { redactKeyShaped, safeForLog } from '../../process/log-safety.js';
 import { REQUEST_ID_LOG_LABEL } from './request-id.js';
 
 export const REDACTED = '[REDACTED]';
@@ -24,26 +25,51 @@ export const LOG_REDACT_PATHS: readonly string[] = [
   'auth_token',
 ];
 
-/** Replaces the value of every `auth_token` query parameter (any case) by [REDACTED]. */
+/** Query parameter names that carry a credential, however spelt (case, `_`, brackets, encoding). */
+const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
+  'authtoken',
+  'apikey',
+  'accesstoken',
+  'token',
+  'key',
+  'secret',
+  'password',
+]);
+
+/** A parameter name as compared: decoded (up to three times), lower case, letters and digits only. */
+function credentialName(name: string): string {
+  let decoded = name.replaceAll('+', ' ');
+  for (let i = 0; i < 3 && decoded.includes('%'); i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  return decoded
+    .toLowerCase()
+    .replace(/\[.*$/, '')
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * A URL as logs may carry it: the value of every credential parameter (`auth_token` in any
+ * spelling: `Auth_Token`, `auth_token[]`, `auth%5Ftoken`, `api_key`...) replaced by [REDACTED],
+ * and every key-shaped string elsewhere in it (a key pasted as an ID or an address) too.
+ */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  if (q < 0) return redactKeyShaped(url);
   const query = url
     .slice(q + 1)
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
       const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        // keep the raw name
-      }
-      return decoded.toLowerCase() === 'auth_token' ? `${name}=${REDACTED}` : pair;
+      return CREDENTIAL_NAMES.has(credentialName(name)) ? `${name}=${REDACTED}` : pair;
     })
     .join('&');
-  return `${url.slice(0, q)}?${query}`;
+  return redactKeyShaped(`${url.slice(0, q)}?${query}`);
 }
 
 /** A pino `req` serializer that never shows a key (used for any `{ req }` log field). */
@@ -96,6 +122,6 @@ export class RedactingLogController extends LogController {
   override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
     const fields = { method: request.method, url: redactUrl(request.url), statusCode: reply.statusCode };
     if (reply.statusCode >= 500) reply.log.error({ ...fields, err: error }, error.message);
-    else reply.log.info(fields, error.message);
+    else reply.log.info({ ...fields, code: (error as { code?: unknown }).code }, safeForLog(error.message));
   }
 }
