@@ -146,7 +146,14 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'POST /v2/admin/funding/payments': {
     id: 'recordFundingPayment',
     tag: 'admin',
-    errors: ['INVALID_TX', 'TX_NOT_FOUND', 'NO_FUNDING_OUTPUT', 'LEDGER_UNAVAILABLE', 'IDEMPOTENCY_CONFLICT'],
+    errors: [
+      'INVALID_TX',
+      'TX_NOT_FOUND',
+      'RAWTX_REQUIRED',
+      'NO_FUNDING_OUTPUT',
+      'LEDGER_UNAVAILABLE',
+      'IDEMPOTENCY_CONFLICT',
+    ],
     idempotent: true,
   },
   'GET /v2/admin/audit': { id: 'auditLedger', tag: 'admin' },
