@@ -149,6 +149,8 @@ export async function composeParts(
       arc = createArcLedger({
         url: config.arcUrl,
         ...(config.arcApiKey !== undefined && { apiKey: config.arcApiKey }),
+        ...(config.blockHeadersUrl !== undefined && { tipUrl: config.blockHeadersUrl }),
+        ...(config.blockHeadersApiKey !== undefined && { tipApiKey: config.blockHeadersApiKey }),
         ...callbacks,
       });
       ledger = arc;

@@ -40,6 +40,16 @@ export const ConfigSchema = Type.Object(
     arcApiKey: Type.Optional(
       Type.String({ minLength: 1, description: 'Bearer token for ARC.', 'x-secret': 'value' }),
     ),
+    blockHeadersUrl: Url(
+      "Base URL of a Block Headers Service (the one ARC uses) asked for the chain tip (GET /api/v1/chain/tip/longest); absent: the ARC URL (the devnet's ARC API answers it).",
+    ),
+    blockHeadersApiKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Bearer token for the Block Headers Service; absent: ARC's.",
+        'x-secret': 'value',
+      }),
+    ),
     arcCallbackToken: Type.Optional(
       Type.String({
         minLength: 16,
@@ -82,6 +92,29 @@ export const ConfigSchema = Type.Object(
       minimum: 1024,
       default: 1_048_576,
       description: 'Maximum request body, bytes.',
+    }),
+    headersTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 10_000,
+      description:
+        "A request's headers must have arrived within this long of its first byte, ms; else 408 and the connection is closed (slow-loris headers).",
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 30_000,
+      description:
+        'A whole request, headers and body, must have arrived within this long, ms; else 408 and the connection is closed (slow bodies).',
+    }),
+    idleTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        'A connection on which nothing is read or written for this long is closed, ms (also a reader that stalls a long answer).',
+    }),
+    keepAliveTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 5_000,
+      description: 'How long an idle keep-alive connection is kept between requests, ms.',
     }),
     maxAddresses: Count(1000, 'Addresses per request.'),
     maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),

@@ -3,7 +3,6 @@
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
-import type { ChainTip } from '../../ledger/port.js';
 import {
   API_KEY_SCOPES,
   type ApiKeyInfo,
@@ -22,6 +21,7 @@ import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { askTip, TipJson, TipProblemJson } from './chain-tip.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** Mining on command: the embedded devnet answers it; any other ledger is null. */
@@ -110,7 +110,8 @@ export const AmountJson = Type.Object({
 const StatusJson = Type.Object({
   environment: Type.String(),
   tokenId: Type.String(),
-  tip: Type.Object({ height: Type.Integer(), hash: Type.String(), time: Type.Integer() }),
+  tip: TipJson,
+  tipProblem: TipProblemJson,
   supply: Type.Object({
     genesis: AmountJson,
     circulating: AmountJson,
@@ -285,8 +286,8 @@ export function adminRoutes(deps: AdminRouteDeps) {
       '/v2/admin/status',
       { config: admin, schema: { querystring: query, response: { 200: StatusJson } } },
       async () => {
-        const [tip, where, available, tickets, redeemed, frozen] = await Promise.all([
-          ctx.ledger.tip(),
+        const [asked, where, available, tickets, redeemed, frozen] = await Promise.all([
+          askTip(ctx.ledger),
           supply(ctx.db, ctx.token),
           availableFundingCount(ctx.db),
           ticketCounts(ctx.db),
@@ -303,7 +304,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
         return {
           environment: deps.environment,
           tokenId: ctx.token.tokenId,
-          tip: tipJson(tip),
+          ...asked,
           supply: {
             genesis: amountJson(deps.genesisSupply),
             circulating: amountJson(where.circulating),
@@ -330,10 +331,6 @@ export function adminRoutes(deps: AdminRouteDeps) {
 /** An amount on the wire: atomic units (exact JSON integer) and the decimal token text. */
 export function amountJson(atomic: bigint) {
   return { atomic: toJsonNumber(atomic), tokens: formatTokens(atomic) };
-}
-
-function tipJson(tip: ChainTip) {
-  return { height: tip.height, hash: tip.hash, time: tip.time };
 }
 
 function apiKeyJson(k: ApiKeyInfo) {

@@ -25,6 +25,7 @@ import {
   ConsoleTickets,
 } from '../schemas/console-schemas.js';
 import { amountJson } from './admin-routes.js';
+import { askTip } from './chain-tip.js';
 import type { RouteDeps } from './route-deps.js';
 
 export interface ConsoleRouteDeps extends RouteDeps {
@@ -219,12 +220,12 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
         },
       },
       async () => {
-        const tip = await ctx.ledger.tip();
+        const asked = await askTip(ctx.ledger);
         const blocks = deps.devnet === null ? [] : deps.devnet.blocks().slice(-LAST_BLOCKS).reverse();
         return {
           ledger: deps.devnet === null ? ('arc' as const) : ('devnet' as const),
           canMine: deps.devnet !== null,
-          tip: { height: tip.height, hash: tip.hash, time: tip.time },
+          ...asked,
           blocks: blocks.map((b) => ({
             height: b.height,
             hash: b.hash,
