@@ -175,6 +175,23 @@ export const ConfigSchema = Type.Object(
       10,
       'Sandbox faucet grants per client address (IP, IPv6 /64) in any 24 hours.',
     ),
+    streamPollMs: Type.Integer({
+      minimum: 10,
+      maximum: 10_000,
+      default: 200,
+      description:
+        "How often a process with live feed streams open (GET /v2/sync/stream) looks at the feed's stamp, ms (one look for all its streams).",
+    }),
+    streamHeartbeatMs: Type.Integer({
+      minimum: 1000,
+      default: 15_000,
+      description: 'Heartbeat comment sent on every live feed stream, ms.',
+    }),
+    streamMaxPerKey: Count(20, 'Live feed streams open at once per API key, per instance.'),
+    streamMaxPerClient: Count(
+      20,
+      'Live feed streams open at once per client address (IP, IPv6 /64), per instance.',
+    ),
     corsOrigins: Type.Array(Type.String({ minLength: 1 }), {
       default: ['*'],
       description:

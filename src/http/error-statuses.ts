@@ -57,6 +57,7 @@ export const ERRORS = {
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   FAUCET_LIMIT: { status: 429, title: 'Faucet grants used up for today' },
+  STREAM_LIMIT: { status: 429, title: 'Too many open streams' },
   SANDBOX_ONLY: { status: 403, title: 'Served in the sandbox only' },
   // Service state
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },

@@ -94,6 +94,11 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
   },
   'GET /v1/sync': { id: 'getFeed', tag: 'sync', errors: ['INVALID_PARAMETER'] },
+  'GET /v2/sync/stream': {
+    id: 'streamFeed',
+    tag: 'sync',
+    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER', 'STREAM_LIMIT'],
+  },
   'POST /v1/sync': { id: 'getAddressFeed', tag: 'sync', errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER'] },
   'GET /v2/history/{address}': {
     id: 'getHistory',

@@ -19,6 +19,7 @@ import { consoleSearchRoutes } from './console-search-routes.js';
 import { controlRoutes } from './control-routes.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { faucetRoutes } from './faucet-routes.js';
+import { streamRoutes } from './stream-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
@@ -40,6 +41,10 @@ export interface RouteParts {
     | 'faucetAmount'
     | 'faucetPerAddressPerDay'
     | 'faucetPerClientPerDay'
+    | 'streamPollMs'
+    | 'streamHeartbeatMs'
+    | 'streamMaxPerKey'
+    | 'streamMaxPerClient'
   >;
   readonly ctx: ServiceContext;
   readonly masterKey: Uint8Array;
@@ -77,6 +82,13 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     transferRoutes({ ...deps, callbackAllow: parseCallbackAllow(config.callbackAllow) }),
     deliveryRoutes(deps),
     historyRoutes(deps),
+    streamRoutes({
+      ...deps,
+      pollMs: config.streamPollMs,
+      heartbeatMs: config.streamHeartbeatMs,
+      maxPerKey: config.streamMaxPerKey,
+      maxPerClient: config.streamMaxPerClient,
+    }),
     parseRoutes(deps),
     adminRoutes({
       ...deps,

@@ -1,0 +1,52 @@
+// The change feed after a score, in pages, for the live stream (GET /v2/sync/stream): the same
+// records GET and POST /v1/sync page through, read with the same statements.
+import type { Queryable } from '../db/db.js';
+import { type SyncRecord, syncForAddresses, syncFrom } from './feed-queries.js';
+
+/** The highest score a bigint column holds. */
+const MAX_SCORE = 2n ** 63n - 1n;
+
+export interface FeedPage {
+  readonly records: readonly SyncRecord[];
+  /** True when no record after `after` was left out: the page reached the feed's visible end. */
+  readonly end: boolean;
+}
+
+/**
+ * Records with a score above `after`, ascending, at most about `limit`, concerning `addresses`
+ * (null: the whole token). A page never leaves a gap: for addresses, each address's own range is
+ * cut at `limit`, so the page ends at the lowest score where some address was cut.
+ */
+export async function feedAfter(
+  q: Queryable,
+  query: { readonly after: bigint; readonly addresses: readonly string[] | null; readonly limit: number },
+): Promise<FeedPage> {
+  if (query.after >= MAX_SCORE) return { records: [], end: true };
+  if (query.addresses === null) {
+    const records = await syncFrom(q, { from: query.after + 1n, limit: query.limit });
+    return { records, end: records.length < query.limit };
+  }
+  const records = await syncForAddresses(q, {
+    addresses: query.addresses,
+    from: query.after,
+    limit: query.limit,
+    order: 'asc',
+  });
+  const counts = new Map<string, { n: number; last: bigint }>();
+  for (const r of records) {
+    for (const a of new Set([...r.senders, ...r.receivers])) {
+      const c = counts.get(a) ?? { n: 0, last: 0n };
+      c.n++;
+      c.last = r.score;
+      counts.set(a, c);
+    }
+  }
+  let cut: bigint | null = null;
+  for (const a of query.addresses) {
+    const c = counts.get(a);
+    if (c !== undefined && c.n >= query.limit && (cut === null || c.last < cut)) cut = c.last;
+  }
+  if (cut === null) return { records, end: true };
+  const upTo = cut;
+  return { records: records.filter((r) => r.score <= upTo), end: false };
+}
