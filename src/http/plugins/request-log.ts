@@ -105,6 +105,10 @@ export class RedactingLogController extends LogController {
       url: redactUrl(request.url),
       statusCode: reply.statusCode,
       responseTime: Math.round(reply.elapsedTime * 1000) / 1000,
+      // Who asked: the client's address (behind trustProxy, the forwarded one) and the API key's
+      // id (null: anonymous, or refused before a key was known).
+      clientAddress: request.ip,
+      apiKeyId: request.principal?.id ?? null,
     };
     if (error) reply.log.error({ ...fields, err: error }, 'request errored');
     else if (isQuietProbe(request.url, reply.statusCode)) reply.log.debug(fields, 'request completed');
