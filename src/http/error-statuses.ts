@@ -33,6 +33,7 @@ export const ERRORS = {
   INVALID_REQUEST: { status: 400, title: 'Request does not match the schema' },
   INVALID_PARAMETER: { status: 400, title: 'Parameter out of range' },
   INVALID_ADDRESS: { status: 400, title: 'Invalid address' },
+  ADDRESS_CANNOT_OWN_TOKENS: { status: 400, title: 'Address cannot own a token output' },
   INVALID_TXID: { status: 400, title: 'Invalid transaction ID' },
   INVALID_CALLBACK_URL: { status: 400, title: 'Callback URL refused' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },

@@ -165,7 +165,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'POST /v2/admin/freezes': {
     id: 'freezeAddress',
     tag: 'admin',
-    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER'],
+    errors: ['INVALID_ADDRESS', 'ADDRESS_CANNOT_OWN_TOKENS', 'INVALID_PARAMETER'],
   },
   'GET /v2/admin/freezes': { id: 'listFreezes', tag: 'admin' },
   'DELETE /v2/admin/freezes/{address}': {

@@ -121,6 +121,18 @@ describe('freeze list', () => {
       400,
       'INVALID_ADDRESS',
     );
+    // Valid addresses no token output can be locked to (issue 29: they were answered 201
+    // changed: true, a freeze that could never match).
+    for (const address of [
+      '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr',
+    ]) {
+      const refused = await admin('POST', '/v2/admin/freezes', { address, reason: 'no' });
+      assertProblem(refused, 400, 'ADDRESS_CANNOT_OWN_TOKENS');
+    }
+    const listed = (await admin('GET', '/v2/admin/freezes')).text;
+    assert.ok(!listed.includes('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy'), 'nothing was recorded');
     assertProblem(
       await admin('POST', '/v2/admin/freezes', { address: victim.address }),
       400,

@@ -3,7 +3,7 @@
 // with what they hold and the record of every freeze and unfreeze (who: the admin key id; why).
 // The CLI (`tokenproxy freeze | unfreeze | freezes`) and the console's freeze panel use these.
 import { Type } from 'typebox';
-import { isValidAddress } from '../../domain/address.js';
+import { isValidAddress, pubKeyHashOf } from '../../domain/address.js';
 import { unfreezableReason } from '../../domain/freeze.js';
 import {
   type Freeze,
@@ -71,6 +71,13 @@ export function freezeRoutes(deps: RouteDeps) {
   const { ctx } = deps;
   const checked = (address: string): string => {
     if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
+    // A freeze of an address no token output can be locked to would do nothing while the
+    // operator believes it does: only P2PKH addresses own tokens (domain/address.ts).
+    if (pubKeyHashOf(address) === null)
+      throw new AppError(
+        'ADDRESS_CANNOT_OWN_TOKENS',
+        `${address} is not a P2PKH address: no token output can be locked to it, so a freeze would do nothing`,
+      );
     const refused = unfreezableReason(address, ctx.token);
     if (refused !== null) throw new AppError('INVALID_PARAMETER', refused);
     return address;
@@ -79,7 +86,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.post(
       '/v2/admin/freezes',
       {
-        config: admin,
+        config: { scope: 'freeze' },
         schema: {
           summary: 'Freeze an address: no transfer spending its outputs is cosigned, nothing is minted to it',
           tags: ['admin'],
@@ -104,7 +111,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.delete(
       '/v2/admin/freezes/:address',
       {
-        config: admin,
+        config: { scope: 'freeze' },
         schema: {
           summary: 'Unfreeze an address (recorded with the admin key id and the reason)',
           tags: ['admin'],
@@ -129,7 +136,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.get(
       '/v2/admin/freezes',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'The frozen addresses with what they hold, and the latest freezes and unfreezes',
           tags: ['admin'],
