@@ -86,7 +86,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.post(
       '/v2/admin/freezes',
       {
-        config: { scope: 'freeze' },
+        config: admin,
         schema: {
           summary: 'Freeze an address: no transfer spending its outputs is cosigned, nothing is minted to it',
           tags: ['admin'],
@@ -111,7 +111,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.delete(
       '/v2/admin/freezes/:address',
       {
-        config: { scope: 'freeze' },
+        config: admin,
         schema: {
           summary: 'Unfreeze an address (recorded with the admin key id and the reason)',
           tags: ['admin'],
@@ -136,7 +136,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.get(
       '/v2/admin/freezes',
       {
-        config: { scope: 'audit' },
+        config: admin,
         schema: {
           summary: 'The frozen addresses with what they hold, and the latest freezes and unfreezes',
           tags: ['admin'],
