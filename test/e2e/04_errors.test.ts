@@ -396,7 +396,7 @@ describe('error statuses over a real socket', () => {
       assert.equal(byAdmin.headers.get('idempotent-replayed'), null);
     });
 
-    it('a refusal is kept too, and a malformed key is a 400', async () => {
+    it('a refusal is not kept (a retry is refused afresh, not replayed), and a malformed key is a 400', async () => {
       const inputs = await utxosOf(url, admin, alice.address);
       const rawtx = transferOf(token, {
         from: alice,
@@ -410,8 +410,9 @@ describe('error statuses over a real socket', () => {
       assertProblem(first, 400, 'FEE_TOO_LOW');
       const again = await post('/v1/transfer', { rawtx }, submitter, headers);
       assertProblem(again, 400, 'FEE_TOO_LOW');
-      assert.equal(again.text, first.text);
-      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.headers.get('idempotent-replayed'), null, 'issue 29: refusals are not stored');
+      const kept = await t.service.parts.db.query("SELECT 1 FROM idempotency_keys WHERE key = 'refused-1'");
+      assert.deepEqual(kept, []);
       assertProblem(
         await post('/v2/transfer', { rawtx }, submitter, { 'idempotency-key': 'x'.repeat(256) }),
         400,

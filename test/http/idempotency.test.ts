@@ -32,13 +32,14 @@ describe('idempotencyKeyOf', () => {
 });
 
 describe('keepsAnswer', () => {
-  it('keeps successes and refusals, not server-side failures', () => {
-    assert.deepEqual([200, 201, 400, 404, 422, 500, 503].map(keepsAnswer), [
+  it('keeps successes only: not refusals (issue 29), not server-side failures', () => {
+    assert.deepEqual([200, 201, 400, 404, 422, 429, 500, 503].map(keepsAnswer), [
       true,
       true,
-      true,
-      true,
-      true,
+      false,
+      false,
+      false,
+      false,
       false,
       false,
     ]);

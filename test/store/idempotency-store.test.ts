@@ -85,6 +85,32 @@ describeOnEachDb('idempotency keys', (fresh) => {
     for (const result of results) assert.deepStrictEqual(result, kept);
   });
 
+  test('one API key keeps at most maxPerKey answers; above it an answer is given but not kept', async () => {
+    const requestHash = transfer('{"rawtx":"BB"}');
+    const at = new Date('2026-01-01T00:00:00Z');
+    for (const key of ['b-1', 'b-2'])
+      assert.deepStrictEqual(
+        await remember(fresh.db, { apiKeyId: 'bounded', key, requestHash, ...ok }, at, 2),
+        ok,
+      );
+    assert.deepStrictEqual(
+      await remember(fresh.db, { apiKeyId: 'bounded', key: 'b-3', requestHash, ...ok }, at, 2),
+      ok,
+      'answered as given',
+    );
+    assert.equal(await recall(fresh.db, { apiKeyId: 'bounded', key: 'b-3', requestHash }), null, 'not kept');
+    assert.deepStrictEqual(await recall(fresh.db, { apiKeyId: 'bounded', key: 'b-1', requestHash }), ok);
+    assert.deepStrictEqual(
+      await remember(fresh.db, { apiKeyId: 'other', key: 'b-3', requestHash, ...ok }, at, 2),
+      ok,
+    );
+    assert.deepStrictEqual(
+      await recall(fresh.db, { apiKeyId: 'other', key: 'b-3', requestHash }),
+      ok,
+      'another key keeps its own',
+    );
+  });
+
   test('purge deletes the answers older than the cut, and only those', async () => {
     const old = new Date('2025-01-01T00:00:00Z');
     const recent = new Date('2025-01-02T00:00:00Z');

@@ -1,8 +1,9 @@
 // Idempotency-Key on the submitting routes (contract.md, Transfer): a retried request with the
 // same key (per API key) and the same request gets the first answer again (status, body, content
 // type), marked `Idempotent-Replayed: true`; the same key with another request is a 422
-// IDEMPOTENCY_CONFLICT. Only answers the route handler decided are kept, and only when they are
-// final: a 5xx (the ledger down, the funding pool empty) is not kept, so a retry runs again.
+// IDEMPOTENCY_CONFLICT. Only successes the route handler answered are kept: a 5xx (the ledger
+// down, the funding pool empty) is not final and a 4xx refusal is not worth keeping, so a retry
+// of either runs again. One API key keeps at most MAX_KEPT_PER_KEY answers at once.
 // Requests refused before the handler (auth, schema, body size) keep nothing.
 //
 // Wiring: spread `idempotencyHooks(db)` into a route's options (`preHandler`, `onSend`). A route
@@ -65,9 +66,14 @@ export function idempotencyRequestHash(request: FastifyRequest): Uint8Array {
   return requestHashOf([request.method, route, JSON.stringify(request.body ?? null)]);
 }
 
-/** Whether an answer is final and worth replaying: anything but a server-side failure. */
+/**
+ * Whether an answer is kept to be replayed: a success only. A server-side failure is not final;
+ * a refusal (4xx) is not kept either (issue 29: a fresh key per refused transfer filled the store),
+ * so a retry of a refused request runs again and is refused again, or passes if what refused it
+ * has changed.
+ */
 export function keepsAnswer(status: number): boolean {
-  return status < 500;
+  return status < 400;
 }
 
 function replay(reply: FastifyReply, answer: IdempotentResponse): FastifyReply {

@@ -9,6 +9,22 @@ import type { Queryable } from '../db/db.js';
 /** The anonymous caller's api_key_id. */
 export const ANONYMOUS_API_KEY_ID = '';
 
+/**
+ * Most answers one API key keeps at once (issue 29: a key at its rate limit could keep 1.7
+ * million a day). A transfer's retry is still safe above it: the same transaction finds its
+ * ticket by txid.
+ */
+export const MAX_KEPT_PER_KEY = 10_000;
+
+/** How many answers `apiKeyId` keeps, counted up to `most`. */
+async function keptCount(q: Queryable, apiKeyId: string, most: number): Promise<number> {
+  const rows = await q.query<{ n: string | number }>(
+    'SELECT count(*) AS n FROM (SELECT 1 FROM idempotency_keys WHERE api_key_id = $1 LIMIT $2) AS kept',
+    [apiKeyId, most],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 export interface IdempotencyScope {
   /** The caller's API key id; ANONYMOUS_API_KEY_ID ('') without a key. */
   readonly apiKeyId: string;
@@ -79,6 +95,8 @@ export async function remember(
   q: Queryable,
   entry: IdempotencyScope & IdempotentResponse,
   now: Date = new Date(),
+  /** Most answers one API key keeps at once; above it a new answer is not kept (answered, not replayable). */
+  maxPerKey: number = MAX_KEPT_PER_KEY,
 ): Promise<IdempotentResponse | 'conflict'> {
   const response: IdempotentResponse = {
     status: entry.status,
@@ -90,14 +108,26 @@ export async function remember(
     const inserted = await q.query(
       `INSERT INTO idempotency_keys (api_key_id, key, request_hash, response_status, response_body, content_type,
                                      created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       SELECT $1, $2, $3, $4, $5, $6, $7
+        WHERE (SELECT count(*) FROM (SELECT 1 FROM idempotency_keys WHERE api_key_id = $1 LIMIT $8) AS kept) < $8
        ON CONFLICT (api_key_id, key) DO NOTHING
        RETURNING key`,
-      [entry.apiKeyId, entry.key, entry.requestHash, entry.status, entry.body, entry.contentType, now],
+      [
+        entry.apiKeyId,
+        entry.key,
+        entry.requestHash,
+        entry.status,
+        entry.body,
+        entry.contentType,
+        now,
+        maxPerKey,
+      ],
     );
     if (inserted.length > 0) return response;
     const stored = await recall(q, entry);
     if (stored !== null) return stored;
+    // Nothing under this key and nothing inserted: the API key keeps its most already.
+    if (attempt === 0 && (await keptCount(q, entry.apiKeyId, maxPerKey)) >= maxPerKey) return response;
   }
   return response;
 }
