@@ -1,6 +1,8 @@
 // Prints the devnet's retained heap per transaction and its restart time, for the ADR's figures:
 //   node --expose-gc --import tsx test/ledger/devnet-memory-figures.ts [transactions] [perBlock]
 // (not a test: the test is devnet-memory.test.ts; this one runs longer and only prints).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createDevnet } from '../../src/ledger/devnet/devnet.js';
 import { spendingLoad } from './devnet-load.js';
@@ -40,6 +42,14 @@ try {
   const reopenMs = performance.now() - t1;
   const afterReopen = heap();
   await reopened.close();
+  // Without the checkpoint and the index (a folder written before them): the whole journal, once.
+  for (const derived of ['devnet.checkpoint', 'devnet.index'])
+    rmSync(join(dir.path, derived), { force: true });
+  const t2 = performance.now();
+  const rebuilt = await createDevnet({ dataDir: dir.path, blockIntervalMs: 0 });
+  const rebuildMs = performance.now() - t2;
+  const afterRebuild = heap();
+  await rebuilt.close();
   const mb = (n: number) => (n / 1e6).toFixed(1);
   console.log(
     JSON.stringify({
@@ -51,6 +61,8 @@ try {
       restartMs: Math.round(reopenMs),
       retainedAfterRestartMB: mb(afterReopen - closed),
       bytesPerTxAfterRestart: Math.round((afterReopen - closed) / N),
+      fullReplayMs: Math.round(rebuildMs),
+      bytesPerTxAfterFullReplay: Math.round((afterRebuild - closed) / N),
       baseHeapMB: mb(base),
     }),
   );

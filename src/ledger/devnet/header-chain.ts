@@ -29,13 +29,16 @@ const FEES = 126;
 export class HeaderChain {
   private bytes = Buffer.alloc(RECORD * 256);
   private count = 0;
+  /** The tip's record, asked for by every broadcast (the next block's height and time). */
+  private tipRecord: HeaderRecord | undefined;
 
   get length(): number {
     return this.count;
   }
 
   get tip(): HeaderRecord | undefined {
-    return this.at(this.count - 1);
+    this.tipRecord ??= this.at(this.count - 1);
+    return this.tipRecord;
   }
 
   at(height: number): HeaderRecord | undefined {
@@ -78,9 +81,11 @@ export class HeaderChain {
     const at = height * RECORD;
     this.bytes.writeUIntLE(pos.offset + 1, at + POS_OFFSET, 6);
     this.bytes.writeUInt32LE(pos.length, at + POS_LENGTH);
+    this.tipRecord = undefined;
   }
 
   pop(): void {
     if (this.count > 0) this.count--;
+    this.tipRecord = undefined;
   }
 }

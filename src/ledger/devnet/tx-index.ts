@@ -69,7 +69,8 @@ export function memoryTxIndex(): TxIndex {
 const MAGIC = Buffer.from('TPDEVIX1', 'ascii');
 const HEADER = 64;
 const SLOT = 48;
-const PROBE = 64;
+/** Slots read at once: at most half full, a key is found within a few slots of its home. */
+const PROBE = 8;
 const INITIAL_CAPACITY = 1 << 14;
 const TX = 1;
 const SPEND = 2;
@@ -99,6 +100,9 @@ class DiskTxIndex implements TxIndex {
     index.writeHeader();
     return index;
   }
+
+  /** The run of slots a lookup reads (one lookup at a time: everything here is synchronous). */
+  private readonly run = Buffer.alloc(PROBE * SLOT);
 
   constructor(
     private readonly path: string,
@@ -168,14 +172,14 @@ class DiskTxIndex implements TxIndex {
     if (this.entries * 2 > this.capacity) this.grow();
   }
 
-  /** The slot holding `key` of `kind`, or the empty slot where it would go. */
+  /** The slot holding `key` of `kind` (valid until the next lookup), or the empty slot where it would go. */
   private find(key: Buffer, kind: number): { slot: number; hit: Buffer | null } {
     const mask = this.capacity - 1;
     let slot = key.readUInt32LE(0) & mask;
     for (;;) {
       const n = Math.min(PROBE, this.capacity - slot);
-      const run = Buffer.alloc(n * SLOT);
-      readSync(this.fd, run, 0, run.length, HEADER + slot * SLOT);
+      const run = this.run;
+      readSync(this.fd, run, 0, n * SLOT, HEADER + slot * SLOT);
       for (let i = 0; i < n; i++) {
         const at = i * SLOT;
         if (run[at + 16] === 0) return { slot: slot + i, hit: null };
@@ -190,9 +194,9 @@ class DiskTxIndex implements TxIndex {
   /** Twice the slots: every entry rehashed into a new file, which then replaces this one. */
   private grow(): void {
     const next = DiskTxIndex.create(`${this.path}.grow`, this.capacity * 2);
-    const chunk = Buffer.alloc(PROBE * 256 * SLOT);
-    for (let first = 0; first < this.capacity; first += PROBE * 256) {
-      const n = Math.min(PROBE * 256, this.capacity - first);
+    const chunk = Buffer.alloc(4096 * SLOT);
+    for (let first = 0; first < this.capacity; first += 4096) {
+      const n = Math.min(4096, this.capacity - first);
       readSync(this.fd, chunk, 0, n * SLOT, HEADER + first * SLOT);
       for (let i = 0; i < n; i++) {
         if (chunk[i * SLOT + 16] !== 0) next.put(Buffer.from(chunk.subarray(i * SLOT, (i + 1) * SLOT)));
