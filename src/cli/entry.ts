@@ -1,5 +1,5 @@
 // The executable entry: runs main() on the process's arguments, sets the exit code, and prints
-// an unexpected error as one line (no stack) on stderr. bin/tokenproxy.js loads the compiled
+// an unexpected error as one line (no stack) on stderr, then exits. bin/tokenproxy.js loads the compiled
 // copy; during development `node --import tsx src/cli/entry.ts <command>` runs the source.
 import { main } from './main.js';
 
@@ -9,6 +9,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`tokenproxy: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+    // At once: a command that failed must not linger on what it had started (a service whose
+    // start failed halfway kept timers and sockets alive, listening nowhere).
+    process.exit(1);
   },
 );

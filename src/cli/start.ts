@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Config, ConfigError, loadConfig, redactConfig } from '../config.js';
+import { createRedisRateLimitStore } from '../http/plugins/rate-limit-store-redis.js';
 import { createLogger } from '../process/logger.js';
 import { PortInUseError } from '../process/port-check.js';
 import { ADMIN_KEY_FILE, type RunningService, startService } from '../service.js';
@@ -34,6 +35,14 @@ export async function runStart(argv: readonly string[]): Promise<number> {
     { version, node: process.version, pid: process.pid, config: configSummary(config) },
     `tokenproxy ${version} starting`,
   );
+  // Redis is asked first, before anything slow (keys, deploy, the funding pool) starts: an api
+  // process whose shared rate limits cannot be counted must not start (operations.md).
+  const redisRefusal = await redisUnreachable(config);
+  if (redisRefusal !== null) {
+    logger.fatal({ err: redisRefusal }, 'tokenproxy could not start');
+    process.stderr.write(`tokenproxy start: ${redisRefusal.message}\n`);
+    return 1;
+  }
   let service: RunningService;
   try {
     service = await startService(config, version, logger);
@@ -55,6 +64,17 @@ export async function runStart(argv: readonly string[]): Promise<number> {
   await service.stop();
   logger.info({ signal, uptimeS: Math.round((Date.now() - startedAt) / 1000) }, 'tokenproxy stopped');
   return 0;
+}
+
+/** Null when the api role needs no Redis or reaches it; else why not. */
+async function redisUnreachable(config: Config): Promise<Error | null> {
+  if (config.redisUrl === undefined || !config.rateLimitEnabled || !config.roles.includes('api')) return null;
+  try {
+    await (await createRedisRateLimitStore({ url: config.redisUrl })).close();
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 /** The settings as loaded, secrets redacted and unset ones left out. */
