@@ -294,13 +294,37 @@ export const ConfigSchema = Type.Object(
     }),
     fundingPoolLowWater: Count(
       100,
-      'Available funding outputs below which the tracker refills the pool from the reserve (and warns when it cannot).',
+      'Least low-water mark of the funding pool: the tracker refills the pool from the reserve below the mark, which rises with the demand it measures (10 s of it), and warns below this one when it cannot refill.',
     ),
+    fundingPoolLowWaterMax: Count(
+      5000,
+      'Most low-water mark of the funding pool, whatever the demand measured.',
+    ),
+    fundingSplitMinOutputs: Count(
+      470,
+      'Least funding outputs one refill (a split of a reserve output) makes; a split makes a minute of the demand measured.',
+    ),
+    fundingSplitMaxOutputs: Count(
+      5000,
+      'Most funding outputs one refill makes, whatever the demand measured.',
+    ),
+    fundingPoolCheckMs: Type.Integer({
+      minimum: 50,
+      default: 500,
+      description:
+        "How often the tracker looks at the funding pool's level, ms (in its own process it also looks whenever transfers lease outputs).",
+    }),
+    fundingRefillWaitMs: Type.Integer({
+      minimum: 0,
+      default: 3000,
+      description:
+        'How long a transfer that finds the funding pool dry waits for a refill before it is refused (503 FUNDING_EXHAUSTED), ms.',
+    }),
     fundingRefillMs: Type.Integer({
       minimum: 100,
       default: 5000,
       description:
-        'How often the tracker refills the funding pool, ms; also the Retry-After of a 503 (in seconds, rounded up).',
+        'How often the tracker notices payments to the funding address and checks the low-pool alert, ms; also the Retry-After of a 503 (in seconds, rounded up).',
     }),
     fundingAlertMs: Type.Integer({
       minimum: 1000,

@@ -60,7 +60,7 @@ export function operatorKeyProblems(config: Config): string[] {
   return [`the operator keys go together: ${given.join(', ')} given without ${missing.join(', ')}`];
 }
 
-/** A lease renewed less often than it lasts, and a share whose floor is under its ceiling. */
+/** A lease renewed less often than it lasts, and floors (the lease share, the keeper's mark and split) under their ceilings. */
 export function fundingLeaseProblems(config: Config): string[] {
   const problems: string[] = [];
   if (config.fundingLeaseKeepMs >= config.fundingLeaseMs)
@@ -69,6 +69,10 @@ export function fundingLeaseProblems(config: Config): string[] {
     );
   if (config.fundingLeaseMinOutputs > config.fundingLeaseMaxOutputs)
     problems.push('fundingLeaseMinOutputs must not exceed fundingLeaseMaxOutputs');
+  if (config.fundingPoolLowWater > config.fundingPoolLowWaterMax)
+    problems.push('fundingPoolLowWater must not exceed fundingPoolLowWaterMax');
+  if (config.fundingSplitMinOutputs > config.fundingSplitMaxOutputs)
+    problems.push('fundingSplitMinOutputs must not exceed fundingSplitMaxOutputs');
   return problems;
 }
 

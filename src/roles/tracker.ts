@@ -5,7 +5,7 @@ import type { Parts } from '../compose.js';
 import { addressesOf } from '../keys/operator-keys.js';
 import { fundingAlert } from '../metrics/funding-alert.js';
 import { purgeIdempotencyKeys } from '../store/access/idempotency-store.js';
-import { startFundingKeeper } from '../usecases/funding/funding-keeper.js';
+import { fundingKeeperSettingsOf, startFundingKeeper } from '../usecases/funding/funding-keeper.js';
 import { type RoundListener, startTracker } from '../usecases/track/track-tickets.js';
 
 /** `onRound`: told after each of the tracker's sweeps (liveness and the tracker-round series). */
@@ -33,7 +33,7 @@ export async function startTrackerRole(
         now: Date.now,
       }),
     },
-    { lowWater: config.fundingPoolLowWater, refillEveryMs: config.fundingRefillMs },
+    fundingKeeperSettingsOf(config),
   );
   const tracker = startTracker(ctx, undefined, onRound);
   const purger = setInterval(() => void purgeOldIdempotencyKeys(parts), config.idempotencyPurgeMs);

@@ -19,6 +19,7 @@ import {
   type ReserveOutput,
   settleReserveOutputs,
 } from '../../store/funding/funding-reserve.js';
+import { readSetting, writeSetting } from '../../store/settings.js';
 
 export interface Denomination {
   readonly satoshis: bigint;
@@ -32,14 +33,29 @@ const MIN_CHANGE = 1000n;
 
 const splitSize = (inputs: number, outputs: number) => 10 + 148 * inputs + (outputs + 1) * 34 + 9;
 
-/** Denominations sized to the fee rate: a typical transfer (~1.5 kB) costs `unit`. */
-export function defaultDenominations(satoshisPerKb: bigint): Denomination[] {
+/** Outputs of the default split: 400 of the smallest denomination, 60 and 10 of the larger. */
+export const DEFAULT_SPLIT_OUTPUTS = 470;
+const LARGER_OUTPUTS = 70;
+
+/**
+ * Denominations sized to the fee rate: a typical transfer (~1.5 kB) costs `unit`. A split of
+ * `outputs` (as the keeper sizes it to demand) makes more or fewer of the smallest, which
+ * typical transfers use; the 70 larger ones stay.
+ */
+export function defaultDenominations(satoshisPerKb: bigint, outputs = DEFAULT_SPLIT_OUTPUTS): Denomination[] {
   const unit = networkFee(1500, satoshisPerKb) + 2n;
   return [
-    { satoshis: unit * 2n, count: 400 },
+    { satoshis: unit * 2n, count: Math.max(1, outputs - LARGER_OUTPUTS) },
     { satoshis: unit * 10n, count: 60 },
     { satoshis: unit * 100n, count: 10 },
   ];
+}
+
+/** The settings key of the split under way: its largest input and its outputs. */
+const SPLIT_INTENT = 'funding_split_intent';
+interface SplitIntent {
+  readonly input: string;
+  readonly outputs: number;
 }
 
 export interface RefillDeps {
@@ -52,17 +68,29 @@ export interface RefillDeps {
 }
 
 /**
- * Splits reserve outputs (largest first, as many as the split needs) into the pool when fewer
- * than `lowWater` outputs are available. A split the ledger refuses for good marks its reserve
- * outputs `refused` (they were spent elsewhere, say) so that the next refill tries others.
+ * Splits reserve outputs (largest first, as many as the split needs) into the pool, `outputs` of
+ * them, when fewer than `lowWater` outputs are available. A split the ledger refuses for good
+ * marks its reserve outputs `refused` (they were spent elsewhere, say) so that the next refill
+ * tries others.
  */
-export async function refillFundingPool(deps: RefillDeps, lowWater: number): Promise<string | null> {
+export async function refillFundingPool(
+  deps: RefillDeps,
+  lowWater: number,
+  wanted = DEFAULT_SPLIT_OUTPUTS,
+): Promise<string | null> {
   if ((await availableFundingUpTo(deps.db, lowWater)) >= lowWater) return null;
   const reserve = await availableReserve(deps.db);
   if (reserve.length === 0) return null;
+  // The split's size is recorded before it is sent: a retry after a crash between sending and
+  // recording makes the same split (same inputs, same outputs) whatever demand says by then.
+  const first = `${reserve[0]!.txid}_${reserve[0]!.vout}`;
+  const intent = await readSetting<SplitIntent>(deps.db, SPLIT_INTENT);
+  const outputs = intent?.input === first ? intent.outputs : wanted;
+  if (intent?.input !== first)
+    await writeSetting(deps.db, SPLIT_INTENT, { input: first, outputs } satisfies SplitIntent, deps.now());
   const rate = await deps.feeRate();
   const script = buildP2pkhScript(hash160(publicKeyOf(deps.fundingKey)));
-  const denominations = defaultDenominations(rate);
+  const denominations = defaultDenominations(rate, outputs);
   const pool = denominations.flatMap((d) => Array.from({ length: d.count }, () => d.satoshis));
   const poolTotal = pool.reduce((a, b) => a + b, 0n);
   const chosen: ReserveOutput[] = [];

@@ -5,7 +5,9 @@
 // background when it runs low, and on every keeping tick renews its leases, forgets any it lost
 // and gives back what it holds beyond twice its need (so that other processes get their share
 // when demand moves). A transfer that needs more than any leased output leases one of its size
-// at once. On close, every lease goes back.
+// at once; one that finds the store's pool dry waits a bounded time (refillWaitMs) for the
+// funding keeper's refill, told of it at once in this process (funding-signal.ts), rather than
+// being refused. On close, every lease goes back.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../process/logger.js';
 import type { Db } from '../../store/db/db.js';
@@ -16,6 +18,7 @@ import {
   releaseSomeFundingLeases,
   renewFundingLeases,
 } from '../../store/funding/funding-leases.js';
+import { fundingSignalOf } from '../funding/funding-signal.js';
 
 export interface FundingLeaseSettings {
   /** How long a lease lasts unless renewed. */
@@ -26,7 +29,15 @@ export interface FundingLeaseSettings {
   readonly minLeased: number;
   /** Most outputs kept leased. */
   readonly maxLeased: number;
+  /**
+   * How long a transfer that finds no output waits for the funding keeper's refill before it
+   * is refused, ms (config fundingRefillWaitMs; 0 or absent: not at all).
+   */
+  readonly refillWaitMs?: number;
 }
+
+/** While waiting for a refill, the store is read again this often (a keeper in another process). */
+const REFILL_RECHECK_MS = 100;
 
 export interface FundingLeasePool {
   /** The lease owner's name in the database (unique per process). */
@@ -50,6 +61,7 @@ export function createFundingLeasePool(deps: {
   readonly settings: FundingLeaseSettings;
 }): FundingLeasePool {
   const { settings } = deps;
+  const signal = fundingSignalOf(deps.db);
   const owner = `lease-${randomUUID()}`;
   /** Leased outputs not taken, smallest first. */
   let free: FundingOutputRow[] = [];
@@ -75,8 +87,11 @@ export function createFundingLeasePool(deps: {
   const leaseMore = async (): Promise<void> => {
     try {
       const missing = wanted() - free.length;
-      if (missing > 0 && !closed)
+      if (missing > 0 && !closed) {
         for (const o of await leaseFundingOutputs(deps.db, lease(), missing)) insert(o);
+        // The store's pool fell: its keeper looks at it now (if it runs in this process).
+        signal.used();
+      }
     } catch (err) {
       deps.log.warn({ err }, 'leasing funding outputs failed');
     }
@@ -110,6 +125,25 @@ export function createFundingLeasePool(deps: {
     return output!;
   };
 
+  /**
+   * The pool is dry: the keeper is told (in this process) and the transfer waits, a bounded
+   * time, for outputs to come, tried again at each refill heard of and every REFILL_RECHECK_MS.
+   */
+  const waitForRefill = async (minSatoshis: bigint): Promise<FundingOutputRow | null> => {
+    const until = Date.now() + (settings.refillWaitMs ?? 0);
+    while (!closed && Date.now() < until) {
+      signal.used();
+      await signal.nextRefill(Math.min(REFILL_RECHECK_MS, until - Date.now()));
+      if (closed) break;
+      await topUp();
+      const ready = pick(minSatoshis);
+      if (ready !== null) return ready;
+      const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
+      if (one !== undefined) return one;
+    }
+    return null;
+  };
+
   return {
     owner,
     async take(minSatoshis) {
@@ -126,7 +160,7 @@ export function createFundingLeasePool(deps: {
       if (ready !== null) return ready;
       // Nothing leased is large enough: lease one of this size now.
       const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
-      return one ?? null;
+      return one ?? (await waitForRefill(minSatoshis));
     },
     giveBack(output) {
       if (!closed) insert(output);
