@@ -93,7 +93,7 @@ export const genesisOption = GENESIS.map((g) => ({
 
 /** The genesis outputs of an open devnet, as spendables. */
 export function genesisCoins(devnet: Devnet): Spendable[] {
-  const coinbase = devnet.blocks()[0]!.txids[0]!;
+  const coinbase = devnet.block(0)!.txids[0]!;
   return GENESIS.map((g, vout) => ({ txid: coinbase, vout, satoshis: g.satoshis, key: g.key }));
 }
 
