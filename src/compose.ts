@@ -1,7 +1,7 @@
 // Builds the running service from its configuration: the only place adapters are chosen.
 // Embedded default: PGlite in the data folder and the devnet ledger, token deployed at first
 // start. Scale-out: PostgreSQL (DATABASE_URL) and ARC (ARC_URL), keys from the environment.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import {
@@ -15,17 +15,18 @@ import {
 import { hash160 } from './crypto/hash.js';
 import { uuidv7 } from './crypto/random-id.js';
 import { publicKeyOf } from './crypto/secp256k1.js';
-import { loadOrCreateMasterKey, masterKeyFromEnv } from './crypto/secret-box.js';
+import { MASTER_KEY_FILE, masterKeyFromEnv, readOrMakeMasterKey } from './crypto/secret-box.js';
 import { DEFAULT_FEE_TIERS } from './domain/fee-tiers.js';
 import type { TokenConfig } from './domain/token-config.js';
 import { buildP2pkhScript } from './domain/token-script.js';
 import { ARC_CALLBACK_PATH } from './http/routes/arc-callback-routes.js';
+import { checkMasterKey } from './keys/master-key-check.js';
 import {
   addressesOf,
   checkKeysDeployed,
   keysFromConfig,
-  loadOrCreateKeyFile,
   type OperatorKeys,
+  readOrMakeKeyFile,
 } from './keys/operator-keys.js';
 import { type ArcLedger, createArcLedger } from './ledger/arc/arc-ledger.js';
 import { cachedFeeRate } from './ledger/cached-fee-rate.js';
@@ -100,18 +101,23 @@ export async function composeParts(
   if (problems.length > 0) throw new ConfigError(problems);
   const production = config.env === 'production';
   if (!production) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const keyFileExisted = existsSync(join(config.dataDir, 'keys.json'));
-  const keys =
-    config.approverKey !== undefined ? keysFromConfig(config) : loadOrCreateKeyFile(config.dataDir);
-  const masterKey =
-    config.masterKey !== undefined
-      ? masterKeyFromEnv(config.masterKey)
-      : loadOrCreateMasterKey(config.dataDir);
-  if (config.approverKey !== undefined) logger.info({ step: 'keys' }, 'operator keys from the configuration');
+  // Keys made at a first start are written only once the database has not refused them (a
+  // token deployed with other keys, another master key): a refused start writes nothing.
+  const keyFile = config.approverKey !== undefined ? null : readOrMakeKeyFile(config.dataDir);
+  const keys = keyFile?.keys ?? keysFromConfig(config);
+  const masterFile = config.masterKey !== undefined ? null : readOrMakeMasterKey(config.dataDir);
+  const masterKey = masterFile?.key ?? masterKeyFromEnv(config.masterKey ?? '');
+  const masterSource =
+    masterFile === null
+      ? 'from the configuration: TOKENPROXY_MASTER_KEY'
+      : join(config.dataDir, MASTER_KEY_FILE);
+  if (keyFile === null) logger.info({ step: 'keys' }, 'operator keys from the configuration');
   else
     logger.info(
       { step: 'keys', file: join(config.dataDir, 'keys.json') },
-      keyFileExisted ? 'operator keys loaded' : 'operator keys created',
+      keyFile.existed
+        ? 'operator keys loaded'
+        : 'operator keys made (written once the database accepts them)',
     );
   const addresses = addressesOf(keys);
   // Progress of a start, first start above all (~20 s on the embedded default: the database,
@@ -133,6 +139,12 @@ export async function composeParts(
     // first complain of its genesis, a real ledger would be asked for nothing).
     const recorded = await loadTokenSettings(db);
     if (recorded !== null) checkKeysDeployed(recorded, addresses);
+    await checkMasterKey(db, masterKey, masterSource, new Date());
+    // The data folder is this process's alone (its lock): what save writes is what was checked.
+    keyFile?.save();
+    masterFile?.save();
+    if (keyFile?.existed === false)
+      logger.info({ step: 'keys', file: join(config.dataDir, 'keys.json') }, 'operator keys created');
     const feeRate = BigInt(config.feeRateSatPerKb);
 
     let devnet: Devnet | null = null;

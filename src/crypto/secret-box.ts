@@ -74,21 +74,40 @@ function parseHexKey(text: string, where: string): Uint8Array {
  * at once cannot both win: the file is created exclusively and the loser reads the winner's.
  */
 export function loadOrCreateMasterKey(dataDir: string): Uint8Array {
+  return readOrMakeMasterKey(dataDir).save();
+}
+
+/**
+ * The master key of `<dataDir>/master.key`, or a fresh one kept in memory until `save` writes it
+ * (mode 0600, exclusively; the loser of a race gets the winner's): a refused start writes nothing.
+ */
+export function readOrMakeMasterKey(dataDir: string): {
+  readonly key: Uint8Array;
+  readonly existed: boolean;
+  save(): Uint8Array;
+} {
   const path = join(dataDir, MASTER_KEY_FILE);
   try {
-    return parseHexKey(readFileSync(path, 'utf8').trim(), path);
+    const key = parseHexKey(readFileSync(path, 'utf8').trim(), path);
+    return { key, existed: true, save: () => key };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(MASTER_KEY_BYTES);
-  try {
-    writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return parseHexKey(readFileSync(path, 'utf8').trim(), path);
-  }
-  return new Uint8Array(key);
+  return {
+    key: new Uint8Array(key),
+    existed: false,
+    save: () => {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      try {
+        writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        return parseHexKey(readFileSync(path, 'utf8').trim(), path);
+      }
+      return new Uint8Array(key);
+    },
+  };
 }
 
 /** The master key given in the environment: 64 hex digits, or base64 / base64url of 32 bytes. */

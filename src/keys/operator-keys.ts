@@ -43,13 +43,47 @@ export function addressesOf(keys: OperatorKeys): OperatorAddresses {
 
 /** Reads `<dataDir>/keys.json`, creating it (mode 0600) with fresh keys on first use. */
 export function loadOrCreateKeyFile(dataDir: string): OperatorKeys {
+  return readOrMakeKeyFile(dataDir).save();
+}
+
+export interface KeyFile {
+  readonly keys: OperatorKeys;
+  /** Whether keys.json was there; when not, `keys` are fresh and nothing is written yet. */
+  readonly existed: boolean;
+  /**
+   * Writes fresh keys to keys.json (mode 0600, exclusively) and answers the keys the file holds:
+   * another process's when it wrote first.
+   */
+  save(): OperatorKeys;
+}
+
+/**
+ * The keys of `<dataDir>/keys.json`, or fresh keys kept in memory until `save`: a start that is
+ * refused (a token deployed with other keys) writes nothing.
+ */
+export function readOrMakeKeyFile(dataDir: string): KeyFile {
   const path = join(dataDir, 'keys.json');
-  if (!existsSync(path)) {
-    const fresh = Object.fromEntries(NAMES.map((n) => [n, randomBytes(32).toString('hex')]));
-    writeFileSync(path, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  const read = () => {
+    const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return keysFrom((name) => json[name], `key file ${path}`);
+  };
+  if (existsSync(path)) {
+    const keys = read();
+    return { keys, existed: true, save: () => keys };
   }
-  const json = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  return keysFrom((name) => json[name], `key file ${path}`);
+  const fresh = Object.fromEntries(NAMES.map((n) => [n, randomBytes(32).toString('hex')]));
+  return {
+    keys: keysFrom((name) => fresh[name as string], 'fresh keys'),
+    existed: false,
+    save: () => {
+      try {
+        writeFileSync(path, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      return read();
+    },
+  };
 }
 
 /** Keys from the configuration (approverKey, mintKey, feeKey, fundingKey: 64 hex characters each). */

@@ -13,3 +13,21 @@ export async function writeSetting(q: Queryable, key: string, value: unknown, no
     [key, JSON.stringify(value), now],
   );
 }
+
+/** Writes `key` unless it is there already; answers the value kept (the one written first). */
+export async function writeSettingOnce<T>(q: Queryable, key: string, value: T, now: Date): Promise<T> {
+  await q.query(
+    `INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, $3)
+     ON CONFLICT (key) DO NOTHING`,
+    [key, JSON.stringify(value), now],
+  );
+  return (await readSetting<T>(q, key)) ?? value;
+}
+
+/** One secret sealed under the master key, if any is kept (an API key's webhook secret). */
+export async function anySealedSecret(q: Queryable): Promise<Uint8Array | null> {
+  const rows = await q.query<{ sealed: Uint8Array }>(
+    'SELECT webhook_secret_enc AS sealed FROM api_keys ORDER BY created_at LIMIT 1',
+  );
+  return rows[0]?.sealed ?? null;
+}
