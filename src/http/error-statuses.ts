@@ -59,6 +59,7 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   FAUCET_LIMIT: { status: 429, title: 'Faucet grants used up for today' },
   STREAM_LIMIT: { status: 429, title: 'Too many open streams' },
+  BEEF_TOO_DEEP: { status: 422, title: 'Too many unmined ancestors for one BEEF' },
   SANDBOX_ONLY: { status: 403, title: 'Served in the sandbox only' },
   // Service state
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },

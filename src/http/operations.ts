@@ -110,6 +110,18 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     tag: 'history',
     errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER'],
   },
+  'GET /v2/tx/{txid}/beef': {
+    id: 'getTxBeef',
+    tag: 'transactions',
+    errors: ['INVALID_TXID', 'NOT_FOUND', 'BEEF_TOO_DEEP'],
+  },
+  'GET /v2/tx/{txid}/proof': { id: 'getTxProof', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
+  'POST /v2/beef': {
+    id: 'getOutputsBeef',
+    tag: 'utxos',
+    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER', 'NOT_FOUND', 'BEEF_TOO_DEEP'],
+  },
+  'GET /v2/headers': { id: 'getHeaders', tag: 'transactions' },
   'GET /v1/tx/{txid}': { id: 'getRawTx', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
   'GET /v2/parse/{txid}': { id: 'parseTx', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
   'POST /v2/parse': { id: 'parseRawTx', tag: 'transactions', errors: ['INVALID_TX'] },

@@ -19,6 +19,7 @@ import { consoleSearchRoutes } from './console-search-routes.js';
 import { controlRoutes } from './control-routes.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { faucetRoutes } from './faucet-routes.js';
+import { spvRoutes } from './spv-routes.js';
 import { streamRoutes } from './stream-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
@@ -90,6 +91,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       maxPerClient: config.streamMaxPerClient,
     }),
     parseRoutes(deps),
+    spvRoutes(deps),
     adminRoutes({
       ...deps,
       mintKey: parts.keys.mint,

@@ -11,6 +11,7 @@ import { isUuid } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
 import { maySeeCallbackUrl, ticketJson } from '../../domain/ticket.js';
 import { batchedTicketReader } from '../../store/wallets/read-batches.js';
+import { minedTicketProof } from '../../usecases/spv/ticket-proof.js';
 import { submitTransfer } from '../../usecases/submit/submit-transfer.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
@@ -134,7 +135,10 @@ export function transferRoutes(deps: TransferRouteDeps) {
         const ticket = await ticketById(ticketID.toLowerCase());
         if (ticket === null) throw new AppError('NOT_FOUND', 'record not found');
         const whole = maySeeCallbackUrl(ticket.apiKeyId, principalOf(request));
-        return ticketJson(ticket, { callbackUrl: whole ? 'whole' : 'redacted' });
+        const json = ticketJson(ticket, { callbackUrl: whole ? 'whole' : 'redacted' });
+        // A MINED ticket carries its transaction's merkle path (BUMP), as ARC's MINED status does.
+        const merklePath = ticket.status === 'MINED' ? await minedTicketProof(ctx, ticket.txid) : null;
+        return merklePath === null ? json : { ...json, merklePath };
       },
     );
   };

@@ -162,6 +162,9 @@ export const TicketSchema = Type.Object(
     createdAt: Time,
     updatedAt: Time,
     errors: Type.Union([Type.String(), Type.Null()]),
+    merklePath: Type.Optional(
+      Type.String({ description: 'MINED only: the merkle path of tx_id in its block, BUMP (BRC-74) hex' }),
+    ),
   },
   {
     $id: 'Ticket',

@@ -1,0 +1,108 @@
+// SPV: the proofs a wallet checks for itself (docs/clients.md, "Proofs a wallet can check").
+// A mined transaction's merkle path (BUMP, BRC-74) comes from the ledger (ARC's merklePath, the
+// devnet's blocks) the first time it is asked for and is kept per transaction and block; the
+// block the change feed says the transaction is in now chooses the path, so after a reorg the
+// path of the new block is fetched and served. A transaction as Atomic BEEF (BRC-95) carries
+// every ancestor back to mined ones (token inputs and the funding input alike), each mined one
+// with its path.
+import { MerklePath, Transaction } from '@bsv/sdk';
+import { proofIn, recordPlaces, saveProof } from '../../store/proofs/merkle-proofs.js';
+import type { ServiceContext } from '../context.js';
+
+export interface TxProof {
+  readonly txid: string;
+  readonly blockHash: string;
+  readonly height: number;
+  /** BUMP, hex. */
+  readonly merklePath: string;
+  readonly merkleRoot: string;
+}
+
+/** Ancestors gathered for one BEEF at most: a wallet's chain of unmined transfers is short. */
+const MAX_TRANSACTIONS = 2_000;
+
+export class SpvError extends Error {
+  constructor(
+    readonly kind: 'not-found' | 'too-deep',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The merkle path of `txid` if it is mined: from the store for the block the feed names,
+ * else from the ledger (kept). Null when it is not mined (as far as the ledger knows).
+ */
+export async function proofOf(
+  ctx: ServiceContext,
+  txid: string,
+  knownBlock?: string | null,
+): Promise<TxProof | null> {
+  const block =
+    knownBlock === undefined ? (await recordPlaces(ctx.db, [txid])).get(txid)?.blockHash : knownBlock;
+  if (block !== null && block !== undefined) {
+    const kept = await proofIn(ctx.db, txid, block);
+    if (kept !== null) {
+      const hex = Buffer.from(kept.bump).toString('hex');
+      return {
+        txid,
+        blockHash: block,
+        height: kept.height,
+        merklePath: hex,
+        merkleRoot: MerklePath.fromHex(hex).computeRoot(txid),
+      };
+    }
+  }
+  const status = await ctx.ledger.status(txid);
+  if (status.kind !== 'mined' || status.merklePath === '') return null;
+  const path = MerklePath.fromHex(status.merklePath);
+  const merkleRoot = path.computeRoot(txid);
+  await saveProof(
+    ctx.db,
+    {
+      txid,
+      blockHash: status.blockHash,
+      height: status.height,
+      bump: Uint8Array.from(Buffer.from(status.merklePath, 'hex')),
+    },
+    merkleRoot,
+  );
+  return {
+    txid,
+    blockHash: status.blockHash,
+    height: status.height,
+    merklePath: status.merklePath,
+    merkleRoot,
+  };
+}
+
+/** `txid` with its ancestors back to mined ones, each mined one carrying its merkle path. */
+export async function provenTransaction(ctx: ServiceContext, txid: string): Promise<Transaction> {
+  const made = new Map<string, Transaction>();
+  const build = async (id: string): Promise<Transaction> => {
+    const done = made.get(id);
+    if (done !== undefined) return done;
+    if (made.size >= MAX_TRANSACTIONS)
+      throw new SpvError('too-deep', `more than ${MAX_TRANSACTIONS} unmined ancestors`);
+    const place = (await recordPlaces(ctx.db, [id])).get(id);
+    const raw = place?.raw ?? (await ctx.ledger.rawTransaction(id));
+    if (raw === null) throw new SpvError('not-found', `transaction ${id} is not known`);
+    const tx = Transaction.fromBinary(Array.from(raw));
+    made.set(id, tx);
+    const proof = await proofOf(ctx, id, place === undefined ? undefined : place.blockHash);
+    if (proof !== null) {
+      tx.merklePath = MerklePath.fromHex(proof.merklePath);
+      return tx;
+    }
+    for (const input of tx.inputs) input.sourceTransaction = await build(input.sourceTXID!);
+    return tx;
+  };
+  return build(txid.toLowerCase());
+}
+
+/** Atomic BEEF (BRC-95) of `txid`, hex. */
+export async function atomicBeefOf(ctx: ServiceContext, txid: string): Promise<string> {
+  const tx = await provenTransaction(ctx, txid);
+  return Buffer.from(tx.toAtomicBEEF()).toString('hex');
+}
