@@ -14,4 +14,6 @@ export interface TicketTransition {
   readonly at: Date;
   /** True the first time the ticket reaches `to` (not again after a reorg, say). */
   readonly first: boolean;
+  /** The request that created the ticket; null when none did (a mint, an older ticket). */
+  readonly requestId?: string | null;
 }

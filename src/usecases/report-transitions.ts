@@ -1,5 +1,5 @@
 // After a ticket's status change has committed: one info log line per transition (ticketId,
-// txid, from, to, and the reason on FAILED), and the context's observer (the timing metrics).
+// txid, from, to, the reason on FAILED, and the requestId of the request that created it), and the context's observer (the timing metrics).
 // Called only after the commit, so a rolled-back change is never reported.
 import type { TicketTransition } from '../domain/ticket-transition.js';
 import type { ServiceContext } from './context.js';
@@ -18,6 +18,8 @@ export function reportTransitions(
         from: t.from,
         to: t.to,
         ...(t.to === 'FAILED' && { reason: t.reason }),
+        // The request that created it: the same field as that request's own records.
+        ...(t.requestId != null && { requestId: t.requestId }),
       },
       TRANSITION_MESSAGE,
     );

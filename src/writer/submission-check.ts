@@ -45,6 +45,8 @@ const COSIGN_GROWTH_BYTES = 1_000;
 const MAX_LEASE_OWNER = 200;
 const MAX_CALLBACK_URL = 2_048;
 const MAX_SECRET_BYTES = 1_024;
+/** A request id as the frame takes it (request-id.ts: at most 128 characters). */
+const MAX_REQUEST_ID = 128;
 
 const refuse = (reason: string): SubmissionCheck => ({ ok: false, reason });
 const key = (txid: string, vout: number) => `${txid}_${vout}`;
@@ -160,6 +162,8 @@ function fieldRefusal(s: Submission, now: Date, bounds: SubmissionBounds): strin
   if (!TXID.test(s.submittedTxid)) return 'submittedTxid: not a txid';
   if (s.leaseOwner.length === 0 || s.leaseOwner.length > MAX_LEASE_OWNER) return 'leaseOwner: out of bounds';
   if (s.apiKeyId !== null && !UUID.test(s.apiKeyId)) return 'apiKeyId: not a UUID';
+  if (s.requestId != null && (s.requestId.length === 0 || s.requestId.length > MAX_REQUEST_ID))
+    return 'requestId: out of bounds';
   if (
     s.callbackUrl !== null &&
     (s.callbackUrl.length > MAX_CALLBACK_URL || !/^https?:\/\//.test(s.callbackUrl))

@@ -40,6 +40,7 @@ export function encodeSubmission(s: Submission): Json {
     callbackUrl: s.callbackUrl,
     callbackSecretEnc: s.callbackSecretEnc === null ? null : hexOf(s.callbackSecretEnc),
     apiKeyId: s.apiKeyId,
+    ...(s.requestId != null && { requestId: s.requestId }),
     now: s.now.toISOString(),
     firstCheckAt: s.firstCheckAt.toISOString(),
   };
@@ -120,6 +121,8 @@ export function decodeSubmission(value: unknown): Submission {
     callbackUrl: textOrNull(s.callbackUrl, 'callbackUrl'),
     callbackSecretEnc: s.callbackSecretEnc === null ? null : bytes(s.callbackSecretEnc, 'callbackSecretEnc'),
     apiKeyId: textOrNull(s.apiKeyId, 'apiKeyId'),
+    // Absent when the submission has none (and from an api process older than the writer).
+    ...(s.requestId != null && { requestId: text(s.requestId, 'requestId') }),
     now: time(s.now, 'now'),
     firstCheckAt: time(s.firstCheckAt, 'firstCheckAt'),
   };

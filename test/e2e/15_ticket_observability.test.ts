@@ -40,6 +40,9 @@ interface LogLine {
   readonly from?: string | null;
   readonly to?: string;
   readonly reason?: string;
+  readonly requestId?: string;
+  readonly apiKeyId?: string | null;
+  readonly clientAddress?: string;
 }
 
 describe('ticket observability (e2e, captured logs)', () => {
@@ -57,7 +60,7 @@ describe('ticket observability (e2e, captured logs)', () => {
   const transitionsOf = (ticketId: string) =>
     parsed()
       .filter((l) => l.msg === TRANSITION_MESSAGE && l.ticketId === ticketId)
-      .map((l) => ({ level: l.level, txid: l.txid, from: l.from, to: l.to }));
+      .map((l) => ({ level: l.level, txid: l.txid, from: l.from, to: l.to, requestId: l.requestId }));
   const mined = async (ids: readonly string[]) => {
     const rows = await service.parts.db.query<{ n: string }>(
       "SELECT count(*) AS n FROM tickets WHERE id = ANY($1::uuid[]) AND status = 'MINED'",
@@ -123,6 +126,7 @@ describe('ticket observability (e2e, captured logs)', () => {
       });
       const answer = await http(url, 'POST', `/v2/transfer?auth_token=${key}`, {
         body: { rawtx, callback_url: receiver.url(paths[i]), callback_secret: CALLBACK_SECRET },
+        headers: { 'x-request-id': `observability-transfer-${i}` },
       });
       assert.equal(answer.status, 200, answer.text);
       tickets.push(answer.text);
@@ -170,16 +174,23 @@ describe('ticket observability (e2e, captured logs)', () => {
       );
     }
 
-    // Logs: each ticket's transitions, once each, in order, at info, with its txid.
-    for (const id of tickets) {
+    // Logs: each ticket's transitions, once each, in order, at info, with its txid and the id of
+    // the request that created it (the later ones written by the tracker, not in that request).
+    for (const [i, id] of tickets.entries()) {
       const seen = transitionsOf(id);
       const txid = seen[0]?.txid;
+      const requestId = `observability-transfer-${i}`;
       assert.match(txid ?? '', /^[0-9a-f]{64}$/);
       assert.deepEqual(seen, [
-        { level: 30, txid, from: null, to: 'BROADCASTING' },
-        { level: 30, txid, from: 'BROADCASTING', to: 'SUCCESS' },
-        { level: 30, txid, from: 'SUCCESS', to: 'MINED' },
+        { level: 30, txid, from: null, to: 'BROADCASTING', requestId },
+        { level: 30, txid, from: 'BROADCASTING', to: 'SUCCESS', requestId },
+        { level: 30, txid, from: 'SUCCESS', to: 'MINED', requestId },
       ]);
+      // That request's own record: who asked (the key's id, never the key) and from where.
+      const asked = parsed().find((l) => l.msg === 'request completed' && l.requestId === requestId);
+      assert.ok(asked, `the request ${requestId} is logged`);
+      assert.match(String(asked.apiKeyId), /^[0-9a-f-]{36}$/);
+      assert.equal(asked.clientAddress, '127.0.0.1');
     }
   });
 

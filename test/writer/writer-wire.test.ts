@@ -50,6 +50,9 @@ describe("the writer's wire", () => {
     assert.deepEqual(decodeSubmission(roundTrip(encodeSubmission(submission))), submission);
     const plain = { ...submission, callbackUrl: null, callbackSecretEnc: null, apiKeyId: 'key-1' };
     assert.deepEqual(decodeSubmission(roundTrip(encodeSubmission(plain))), plain);
+    // The request that submitted it travels too (its ticket's log records carry it).
+    const asked = { ...submission, requestId: 'req-7f3a' };
+    assert.deepEqual(decodeSubmission(roundTrip(encodeSubmission(asked))), asked);
   });
 
   it('a malformed field is refused by name', () => {

@@ -54,7 +54,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
   const idempotent = idempotencyHooks(ctx.db, ctx.now);
   const ticketById = batchedTicketReader(ctx.db);
 
-  async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null) {
+  async function accept(body: Static<typeof TransferBody>, apiKeyId: string | null, requestId: string) {
     if (!BASE64.test(body.rawtx)) throw new AppError('INVALID_TX', 'rawtx is not base64');
     const callbackUrl =
       body.callback_url === undefined || body.callback_url === ''
@@ -66,6 +66,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
       callbackUrl,
       callbackSecretEnc: secret,
       apiKeyId,
+      requestId,
     });
   }
 
@@ -82,7 +83,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
         ...idempotent,
       },
       async (request, reply) => {
-        const { ticketId } = await accept(request.body, submitterIdOf(principalOf(request)));
+        const { ticketId } = await accept(request.body, submitterIdOf(principalOf(request)), request.id);
         if (wantsJson(request.headers.accept)) return reply.type('application/json').send({ ticketId });
         return reply.type('text/plain; charset=utf-8').send(ticketId);
       },
@@ -103,7 +104,7 @@ export function transferRoutes(deps: TransferRouteDeps) {
         ...idempotent,
       },
       async (request) => {
-        const submitted = await accept(request.body, submitterIdOf(principalOf(request)));
+        const submitted = await accept(request.body, submitterIdOf(principalOf(request)), request.id);
         const outcome = await submitted.broadcast;
         if (outcome.kind === 'rejected') throw new AppError('BROADCAST_REJECTED', outcome.reason);
         if (outcome.kind === 'unavailable') {

@@ -33,12 +33,12 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
   const rows = await tx.query<{ kind: 'ticket' | 'input' | 'funding'; ticket: string }>(
     `WITH made AS (
        INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, callback_url,
-                            callback_secret_enc, api_key_id, next_check_at, created_at, updated_at)
+                            callback_secret_enc, api_key_id, next_check_at, created_at, updated_at, request_id)
        SELECT u.id, u.txid, u.sub, decode(u.raw, 'hex'), 'BROADCASTING', 10, u.cb, decode(u.secret, 'hex'),
-              u.key, u.first_check, u.at, u.at
+              u.key, u.first_check, u.at, u.at, u.req
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::timestamptz[], $9::timestamptz[])
-              AS u(id, txid, sub, raw, cb, secret, key, first_check, at)
+                     $8::timestamptz[], $9::timestamptz[], $18::text[])
+              AS u(id, txid, sub, raw, cb, secret, key, first_check, at, req)
        ON CONFLICT DO NOTHING
        RETURNING id
      ), wanted AS (
@@ -81,6 +81,7 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
       batch.map((s) => s.funding.vout),
       batch.map((s) => s.ticketId),
       batch.map((s) => s.leaseOwner),
+      batch.map((s) => s.requestId ?? null),
     ],
   );
   const inserted = new Set<string>();

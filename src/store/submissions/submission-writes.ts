@@ -35,6 +35,8 @@ export interface Submission {
   readonly callbackUrl: string | null;
   readonly callbackSecretEnc: Uint8Array | null;
   readonly apiKeyId: string | null;
+  /** The request that submitted it (X-Request-Id or the service's): its ticket's log records carry it. */
+  readonly requestId?: string | null;
   readonly now: Date;
   /** When the tracker first looks at the ticket, should its broadcast not settle it first. */
   readonly firstCheckAt: Date;

@@ -4,7 +4,7 @@ import type { TicketStatus } from '../../domain/ticket-state.js';
 
 /** A ticket's columns but its transaction's bytes. */
 export const TICKET_COLUMNS_BUT_RAW_TX =
-  'id, txid, status, callback_url, errors, created_at, updated_at, api_key_id';
+  'id, txid, status, callback_url, errors, created_at, updated_at, api_key_id, request_id';
 
 /** The columns every ticket read selects. */
 export const TICKET_COLUMNS = `${TICKET_COLUMNS_BUT_RAW_TX}, raw_tx`;
@@ -19,12 +19,15 @@ export interface TicketRow {
   created_at: Date;
   updated_at: Date;
   api_key_id: string | null;
+  request_id: string | null;
   [column: string]: unknown;
 }
 
 /** A ticket as stored: the domain's Ticket plus the API key that submitted it (null: none). */
 export interface TicketRecord extends Ticket {
   readonly apiKeyId: string | null;
+  /** The request that created it (its log records carry it); null when no request did. */
+  readonly requestId: string | null;
 }
 
 export function ticketFromRow(row: TicketRow): TicketRecord {
@@ -38,5 +41,6 @@ export function ticketFromRow(row: TicketRow): TicketRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     apiKeyId: row.api_key_id,
+    requestId: row.request_id ?? null,
   };
 }

@@ -58,7 +58,7 @@ export interface StatusChange {
  */
 export async function moveTicket(
   tx: Queryable,
-  ticket: Ticket,
+  ticket: Ticket & { readonly requestId?: string | null },
   to: TicketStatus,
   change: StatusChange,
   journal?: TicketTransition[],
@@ -91,6 +91,7 @@ export async function moveTicket(
       submittedAt: ticket.createdAt,
       at: change.now,
       first,
+      requestId: ticket.requestId ?? null,
     });
     from = status;
   }

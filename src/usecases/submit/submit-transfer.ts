@@ -24,6 +24,8 @@ export interface SubmitRequest {
   readonly callbackUrl: string | null;
   readonly callbackSecretEnc: Uint8Array | null;
   readonly apiKeyId: string | null;
+  /** The request submitting it: the ticket's log records carry it (absent: none). */
+  readonly requestId?: string;
 }
 
 export interface SubmitResult {
@@ -77,6 +79,8 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
   const inputSatoshis = inputs.reduce((sum, o) => sum + o.satoshis, 0n);
   const need = requiredFunding(parsed, inputSatoshis, rate);
   const owners = (list: readonly { owner: string }[]) => [...new Set(list.map((o) => o.owner))];
+  // One key may not starve the others of a low funding pool (429 for that key: funding-share.ts).
+  await pipeline.share.admit(req.apiKeyId);
   for (let attempt = 1; attempt <= FUNDING_ATTEMPTS; attempt++) {
     // Funding is picked before validation so that one trip to the cosigning thread does both;
     // the refusals keep their order (the rules, then the freeze list, then an empty pool).
@@ -144,6 +148,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
       callbackUrl: req.callbackUrl,
       callbackSecretEnc: req.callbackSecretEnc,
       apiKeyId: req.apiKeyId,
+      requestId: req.requestId ?? null,
       now,
       firstCheckAt: new Date(now.getTime() + ctx.tracker.firstLookAfterMs),
     };
@@ -156,6 +161,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
     }
     switch (verdict.kind) {
       case 'created':
+        pipeline.share.took(req.apiKeyId);
         reportTransitions(ctx, [
           {
             ticketId: submission.ticketId,
@@ -164,6 +170,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
             to: 'BROADCASTING',
             reason: null,
             submittedAt: now,
+            requestId: req.requestId ?? null,
             at: now,
             first: true,
           },

@@ -208,6 +208,7 @@ async function applyInTransaction(
         submittedAt: ticket.createdAt,
         at: now,
         first: step.first,
+        requestId: ticket.requestId,
       });
     }
   }
