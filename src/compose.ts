@@ -366,6 +366,7 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
       maxLeased: config.fundingLeaseMaxOutputs,
     },
   };
+    share: { sharePercent: config.fundingKeySharePercent, lowWater: config.fundingPoolLowWater },
 }
 
 /** The operator's named coin for the first deploy on a real ledger (`<txid>_<vout>:<satoshis>`). */

@@ -314,6 +314,13 @@ export const ConfigSchema = Type.Object(
       description:
         "How often the tracker looks at the funding pool's level, ms (in its own process it also looks whenever transfers lease outputs).",
     }),
+    fundingKeySharePercent: Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 50,
+      description:
+        "While the funding pool is below fundingPoolLowWater, an API key that took at least this share of the funding outputs an api process handed out in the last 10 s (and at least 8) is refused 429 FUNDING_SHARE_EXCEEDED, so one key cannot starve the others; 100: never.",
+    }),
     fundingRefillWaitMs: Type.Integer({
       minimum: 0,
       default: 3000,

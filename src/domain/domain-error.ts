@@ -39,6 +39,7 @@ export type DomainErrorCode =
   | 'NO_FUNDING_OUTPUT'
   | 'BROADCAST_REJECTED'
   | 'FUNDING_EXHAUSTED'
+  | 'FUNDING_SHARE_EXCEEDED'
   | 'LEDGER_UNAVAILABLE';
 
 /** A rule's refusal thrown: its code and a detail safe to show the client. */

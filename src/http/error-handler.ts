@@ -155,7 +155,10 @@ function handle(
   // A 4xx detail echoes the caller's input: logged redacted, escaped and bounded (log-safety.ts).
   else request.log.info({ code: problem.code, status: problem.status }, safeForLog(problem.detail));
   if (problem.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="tokenproxy"');
-  if (problem.status === 503 && !reply.hasHeader('retry-after'))
+  if (
+    (problem.status === 503 || problem.code === 'FUNDING_SHARE_EXCEEDED') &&
+    !reply.hasHeader('retry-after')
+  )
     reply.header('retry-after', String(retryAfterSecondsOf(settings.fundingRefillMs)));
   return sendProblemBody(reply, problem);
 }

@@ -64,6 +64,7 @@ export const ERRORS = {
   // Service state
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },
   FUNDING_EXHAUSTED: { status: 503, title: 'Funding pool exhausted' },
+  FUNDING_SHARE_EXCEEDED: { status: 429, title: "This key's share of a low funding pool is used up" },
   LEDGER_UNAVAILABLE: { status: 503, title: 'Ledger unavailable' },
   SCREENING_UNAVAILABLE: { status: 503, title: 'Screening service unavailable' },
   NOT_READY: { status: 503, title: 'Service not ready' },

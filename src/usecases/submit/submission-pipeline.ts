@@ -17,6 +17,7 @@ import {
   type FundingLeasePool,
   type FundingLeaseSettings,
 } from './funding-lease-pool.js';
+import { createFundingShare, type FundingShare, type FundingShareSettings } from './funding-share.js';
 import { type BatchObserver, observed } from './submission-committer.js';
 
 export type { BatchObserver } from './submission-committer.js';
@@ -51,6 +52,8 @@ export interface SubmissionPipeline {
   /** Writes the submission (its `leaseOwner` is this pipeline's `funding.owner`): once its batch committed. */
   commit(submission: Submission): Promise<SubmissionVerdict>;
   readonly funding: FundingLeasePool;
+  /** Each API key's share of the funding pool while it is low (funding-share.ts). */
+  readonly share: FundingShare;
   /** Waits for the look-ups and commits in flight, then gives the funding leases back and stops the threads. */
   close(): Promise<void>;
 }
@@ -69,6 +72,8 @@ export interface PipelineSettings {
   readonly funding: FundingLeaseSettings;
   /** Worker threads that cosign (0: the event loop does). */
   readonly cosignThreads: number;
+  /** Each API key's share of a low funding pool (absent: not bound). */
+  readonly share?: FundingShareSettings;
 }
 
 export function createSubmissionPipeline(deps: {
@@ -129,6 +134,7 @@ export function createSubmissionPipeline(deps: {
     cosign: (job) => cosigner.cosign(job),
     commit,
     funding,
+    share: createFundingShare({ db, settings: settings.share ?? { sharePercent: 100, lowWater: 0 } }),
     async close() {
       await lookups.drain();
       await Promise.all(committing);
