@@ -186,6 +186,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     tag: 'admin',
     errors: ['INVALID_ADDRESS', 'NOT_FOUND'],
   },
+  'GET /v2/admin/whoami': { id: 'whoAmI', tag: 'admin' },
   'GET /v2/admin/pause': { id: 'getPause', tag: 'admin' },
   'PUT /v2/admin/pause': { id: 'setPause', tag: 'admin' },
   'POST /v2/admin/blacklist': {

@@ -63,7 +63,17 @@ describe('ledger audit (pure)', () => {
 
   it('splits the supply: burns, redemptions to the burn address, treasury, circulating', () => {
     const split = supplyOf(recomputeOutputs([genesis, spend], tokenId), token);
-    assert.deepEqual(split, { circulating: 100n, treasury: 825n, burned: 50n, redeemed: 25n });
+    assert.deepEqual(split, { circulating: 100n, treasury: 825n, burned: 50n, redeemed: 25n, seized: 0n });
+    // A seized output (issue 32) leaves circulating for seized; the parts still add up.
+    const outputs = recomputeOutputs([genesis, spend], tokenId);
+    const alices = [...outputs].find(([, o]) => o.owner === alice.address)![0];
+    assert.deepEqual(supplyOf(outputs, token, new Set([alices])), {
+      circulating: 0n,
+      treasury: 825n,
+      burned: 50n,
+      redeemed: 25n,
+      seized: 100n,
+    });
     const balances = balancesOf(recomputeOutputs([genesis, spend], tokenId));
     assert.equal(balances.get(alice.address), 100n);
     assert.equal(balances.get(burn.address), 25n);

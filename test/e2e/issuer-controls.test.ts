@@ -288,6 +288,82 @@ describeServiceOnEachDb(
       assert.ok(listed.seizures.some((z) => z.reference === order.reference));
     });
 
+    it('scopes: each narrow admin key does its one thing and reads; admin keeps all; no key grants beyond itself', async () => {
+      const { parts } = suite.t.service;
+      const keyOf = async (scopes: Parameters<typeof createApiKey>[2]['scopes']) =>
+        (await createApiKey(parts.db, parts.masterKey, { name: scopes.join('+'), scopes })).key;
+      const [freezer, auditor, pauser, keeper] = [
+        await keyOf(['freeze']),
+        await keyOf(['audit']),
+        await keyOf(['pause']),
+        await keyOf(['keys']),
+      ];
+      const as = (k: string, method: string, path: string, body?: unknown) =>
+        http(url(), method, path, { key: k, body });
+      const someone = party(`scopes ${suite.target}`).address;
+      assert.equal(
+        (await as(freezer, 'POST', '/v2/admin/blacklist', { address: someone, reason: 'x' })).status,
+        201,
+      );
+      assert.equal(
+        (await as(freezer, 'DELETE', `/v2/admin/blacklist/${someone}`, { reason: 'x' })).status,
+        200,
+      );
+      assertProblem(
+        await as(freezer, 'POST', '/v2/admin/mint', { to: someone, amount: '1' }),
+        403,
+        'FORBIDDEN',
+      );
+      assertProblem(
+        await as(freezer, 'PUT', '/v2/admin/pause', { paused: true, reason: 'x' }),
+        403,
+        'FORBIDDEN',
+      );
+      assert.equal((await as(auditor, 'GET', '/v2/admin/status')).status, 200);
+      assert.equal((await as(auditor, 'GET', '/v2/admin/controls/events')).status, 200);
+      assertProblem(
+        await as(auditor, 'POST', '/v2/admin/freezes', { address: someone, reason: 'x' }),
+        403,
+        'FORBIDDEN',
+      );
+      assertProblem(await as(auditor, 'POST', '/v2/admin/burn', { amount: '1' }), 403, 'FORBIDDEN');
+      assertProblem(await as(auditor, 'GET', '/v2/admin/keys'), 403, 'FORBIDDEN');
+      const who = (await as(pauser, 'GET', '/v2/admin/whoami')).json as { may: Record<string, boolean> };
+      assert.deepEqual(
+        Object.entries(who.may)
+          .filter(([, v]) => v)
+          .map(([k]) => k)
+          .sort(),
+        ['audit', 'pause'],
+      );
+      assertProblem(
+        await as(pauser, 'POST', '/v2/admin/seizures', {
+          reference: 'r',
+          reason: 'r',
+          outpoints: [`${'a'.repeat(64)}_0`],
+          reissueTo: someone,
+        }),
+        403,
+        'FORBIDDEN',
+      );
+      // A keys key makes wallet keys, not stronger ones.
+      assert.equal(
+        (await as(keeper, 'POST', '/v2/admin/keys', { name: 'w', scopes: ['read', 'submit'] })).status,
+        201,
+      );
+      assertProblem(
+        await as(keeper, 'POST', '/v2/admin/keys', { name: 'a', scopes: ['admin'] }),
+        403,
+        'FORBIDDEN',
+      );
+      assertProblem(
+        await as(keeper, 'POST', '/v2/admin/keys', { name: 'm', scopes: ['mint'] }),
+        403,
+        'FORBIDDEN',
+      );
+      assert.equal((await admin('POST', '/v2/admin/keys', { name: 'm', scopes: ['mint'] })).status, 201);
+    });
+
     it('the control record holds every change with its key and reason, append-only; /metrics counts them', async () => {
       const events = (await admin('GET', '/v2/admin/controls/events')).json as {
         events: { action: string; reason: string; actor: string }[];

@@ -3,6 +3,7 @@
 // drives the operator forms. Everything shown goes in through textContent or attributes:
 // no HTML is ever built from data. Charts are SVG drawn with createElementNS.
 // Served as one script; its parts, in order, each hold one concern.
+import { SCRIPT_CONTROLS } from './controls-panel.js';
 import { SCRIPT_FREEZES } from './freeze-panel.js';
 import { SCRIPT_BASICS } from './script-basics.js';
 import { SCRIPT_CHARTS } from './script-charts.js';
@@ -18,5 +19,6 @@ export const CONSOLE_SCRIPT = [
   SCRIPT_FORMS,
   SCRIPT_SEARCH,
   SCRIPT_FREEZES,
+  SCRIPT_CONTROLS,
   SCRIPT_WIRING,
 ].join('\n');

@@ -8,7 +8,7 @@ export const FREEZE_PANEL_HTML = `
     <section class="panel wide" id="freezes-panel">
       <h2>Freeze list <span class="muted">frozen addresses hold <span id="freezes-total">–</span></span></h2>
       <p class="muted">The service cosigns no transfer spending a frozen address's outputs and mints nothing to it.</p>
-      <form id="freeze-form" class="inline" autocomplete="off">
+      <form id="freeze-form" class="inline" autocomplete="off" data-needs="freeze">
         <input id="freeze-address" name="address" placeholder="address" maxlength="100" required spellcheck="false">
         <input id="freeze-reason" name="reason" placeholder="reason (recorded)" maxlength="500" required>
         <button type="submit" id="freeze-button" value="freeze">Freeze</button>

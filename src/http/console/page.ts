@@ -2,6 +2,7 @@
 // server; the script (app-script.ts) signs in with the admin key and fills the panels through
 // the admin JSON routes. Served with a CSP that allows only same-origin script, style and fetch.
 
+import { CONTROLS_PANEL_HTML } from './controls-panel.js';
 import { FREEZE_PANEL_HTML } from './freeze-panel.js';
 
 export const CONSOLE_PAGE = `<!doctype html>
@@ -81,7 +82,7 @@ export const CONSOLE_PAGE = `<!doctype html>
       </dl>
       <p class="hash"><code id="chain-hash">–</code></p>
       <div id="mine-box" hidden>
-        <button id="mine-button" type="button">Mine a block</button>
+        <button id="mine-button" type="button" data-needs="admin">Mine a block</button>
         <span id="mine-result" class="muted" role="status"></span>
       </div>
       <table><thead><tr><th>Height</th><th>Hash</th><th>Txs</th><th>Time</th></tr></thead>
@@ -106,7 +107,7 @@ export const CONSOLE_PAGE = `<!doctype html>
 
     <section class="panel" id="mint-panel">
       <h2>Mint and burn</h2>
-      <form id="mint-form" class="stack" autocomplete="off">
+      <form id="mint-form" class="stack" autocomplete="off" data-needs="mint">
         <label for="mint-to">Mint to address</label>
         <input id="mint-to" name="to" required spellcheck="false">
         <label for="mint-amount">Amount (tokens)</label>
@@ -114,7 +115,7 @@ export const CONSOLE_PAGE = `<!doctype html>
         <button type="submit">Mint</button>
       </form>
       <p id="mint-result" class="result" role="status"></p>
-      <form id="burn-form" class="stack" autocomplete="off">
+      <form id="burn-form" class="stack" autocomplete="off" data-needs="burn">
         <label for="burn-amount">Burn amount (tokens)</label>
         <input id="burn-amount" name="amount" required inputmode="decimal">
         <label for="burn-from">From</label>
@@ -125,6 +126,7 @@ export const CONSOLE_PAGE = `<!doctype html>
     </section>
 
 ${FREEZE_PANEL_HTML}
+${CONTROLS_PANEL_HTML}
     <section class="panel wide" id="search-panel">
       <h2>Search</h2>
       <form id="search-form" class="inline" autocomplete="off">
@@ -135,7 +137,7 @@ ${FREEZE_PANEL_HTML}
       <div id="search-result"></div>
     </section>
 
-    <section class="panel wide" id="keys-panel">
+    <section class="panel wide" id="keys-panel" data-needs="keys">
       <h2>API keys</h2>
       <form id="key-form" class="inline" autocomplete="off">
         <input id="key-name" name="name" placeholder="name" maxlength="200" required>

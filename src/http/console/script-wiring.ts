@@ -11,7 +11,7 @@ function signOut(message) {
   $('signout').hidden = true;
   $('env').hidden = true;
   $('signin').hidden = false;
-  for (const id of ['search-result', 'supply-charts', 'tickets-chart', 'keys-table', 'failed-tickets', 'chain-blocks', 'failing-receivers', 'freezes-table', 'freeze-events']) $(id).replaceChildren();
+  for (const id of ['search-result', 'supply-charts', 'tickets-chart', 'keys-table', 'failed-tickets', 'chain-blocks', 'failing-receivers', 'freezes-table', 'freeze-events', 'blacklist-table']) $(id).replaceChildren();
   const error = $('signin-error');
   error.hidden = !message;
   error.textContent = message || '';
@@ -19,6 +19,7 @@ function signOut(message) {
 
 async function signIn(key) {
   const status = await api('GET', 'v2/admin/status', undefined, key);
+  await applyScopes(key);
   sessionStorage.setItem(KEY, key);
   $('signin-error').hidden = true;
   $('signin').hidden = true;

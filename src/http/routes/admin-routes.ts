@@ -1,5 +1,6 @@
-// The operator's routes (scope `admin`): API keys (with their own rate limits), minting out of the treasury, mining on the
-// devnet and a status report. The CLI (src/cli) is a thin shell over these.
+// The operator's routes: API keys (scope `keys`, with their own rate limits), minting out of the
+// treasury (`mint`), mining on the devnet (`admin`) and a status report (`audit`); `admin` holds
+// every scope (issue 32). The CLI (src/cli) is a thin shell over these.
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
@@ -19,6 +20,7 @@ import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/ma
 import { mintTokens } from '../../usecases/supply/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
+import { grants } from '../plugins/auth.js';
 import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { askTip, TipJson, TipProblemJson } from './chain-tip.js';
@@ -136,15 +138,21 @@ export function adminRoutes(deps: AdminRouteDeps) {
     app.post(
       '/v2/admin/keys',
       {
-        config: admin,
+        config: { scope: 'keys' },
         schema: {
           body: CreateKeyBody,
           querystring: query,
-          response: { 201: CreatedKey, ...problemResponses(400) },
+          response: { 201: CreatedKey, ...problemResponses(400, 403) },
         },
       },
       async (request, reply) => {
         const { name = 'api key', scopes = DEFAULT_KEY_SCOPES, rateLimit = null } = request.body;
+        // No key makes a key stronger than itself: besides read and submit, a key without
+        // `admin` grants only scopes it holds (a `keys` key cannot mint an admin key).
+        const holder = request.principal?.scopes ?? [];
+        const beyond = scopes.filter((s) => s !== 'read' && s !== 'submit' && !grants(holder, s));
+        if (beyond.length > 0)
+          throw new AppError('FORBIDDEN', `this key cannot grant scopes it does not hold: ${beyond.join(', ')}`);
         try {
           const created = await issueApiKey(ctx, deps.masterKey, { name, scopes, rateLimit });
           return reply.code(201).send({
@@ -166,7 +174,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     app.get(
       '/v2/admin/keys',
       {
-        config: admin,
+        config: { scope: 'keys' },
         schema: { querystring: query, response: { 200: Type.Object({ keys: Type.Array(ApiKeyJson) }) } },
       },
       async () => ({
@@ -177,7 +185,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     app.patch(
       '/v2/admin/keys/:id',
       {
-        config: admin,
+        config: { scope: 'keys' },
         schema: {
           summary: "Change a live key's own rate limit (null: back to the configured default)",
           params: KeyIdParams,
@@ -201,7 +209,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     app.delete(
       '/v2/admin/keys/:id',
       {
-        config: admin,
+        config: { scope: 'keys' },
         schema: {
           params: KeyIdParams,
           querystring: query,
@@ -228,7 +236,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     app.post(
       '/v2/admin/mint',
       {
-        config: admin,
+        config: { scope: 'mint' },
         ...idempotent,
         schema: {
           body: MintBody,
@@ -284,7 +292,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
 
     app.get(
       '/v2/admin/status',
-      { config: admin, schema: { querystring: query, response: { 200: StatusJson } } },
+      { config: { scope: 'audit' }, schema: { querystring: query, response: { 200: StatusJson } } },
       async () => {
         const [asked, where, available, tickets, redeemed, frozen] = await Promise.all([
           askTip(ctx.ledger),

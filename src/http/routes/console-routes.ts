@@ -37,7 +37,6 @@ export interface ConsoleRouteDeps extends RouteDeps {
   readonly devnet: { blocks(): readonly MinedBlock[] } | null;
 }
 
-const admin = { scope: 'admin' as const };
 const tags = ['admin', 'console'];
 const WEEK_SECONDS = 7 * 24 * 3600;
 const DAY_MS = 24 * 3600_000;
@@ -63,7 +62,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     app.get(
       '/v2/admin/console/supply',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'Supply now (genesis, circulating, treasury, burned, redeemed) and its history',
           tags,
@@ -102,7 +101,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     app.get(
       '/v2/admin/console/tickets',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'Tickets by status, created per time bucket, and the latest failed ones',
           tags,
@@ -134,7 +133,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     app.get(
       '/v2/admin/console/funding',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary:
             'The funding pool: outputs, satoshis, transfers left at the current fee, warning level, available outputs over time',
@@ -180,7 +179,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     app.get(
       '/v2/admin/console/deliveries',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary:
             'Callback deliveries of the last 24 hours: success rate, latency, failing receivers, attempts over time',
@@ -211,7 +210,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
     app.get(
       '/v2/admin/console/chain',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'The chain tip and, on the devnet, the last blocks',
           tags,

@@ -44,7 +44,7 @@ export function consoleSearchRoutes(deps: RouteDeps) {
     app.get(
       '/v2/admin/console/search',
       {
-        config: { scope: 'admin' },
+        config: { scope: 'audit' },
         schema: {
           summary: 'What the service knows of an address, a transaction, a ticket or an output',
           tags: ['admin', 'console'],

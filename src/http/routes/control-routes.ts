@@ -14,6 +14,7 @@ import { blacklist, changePause, unblacklist } from '../../usecases/controls/cha
 import { seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
+import { grants, NARROW_ADMIN_SCOPES, type Scope } from '../plugins/auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { AmountJson, amountJson } from './admin-routes.js';
 import type { RouteDeps } from './route-deps.js';
@@ -152,6 +153,38 @@ const SeizureDone = Type.Object({
 });
 const Seizures = Type.Object({ seizures: Type.Array(SeizureJson), total: AmountJson });
 
+const POWERS = ['admin', ...NARROW_ADMIN_SCOPES, 'audit'] as const;
+const WhoAmI = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    scopes: Type.Array(Type.String()),
+    may: Type.Object(Object.fromEntries(POWERS.map((p) => [p, Type.Boolean()])), {
+      description: 'What this key may do, by scope (admin holds every one): the console shows only these',
+    }),
+  },
+  {
+    examples: [
+      {
+        id: '0192…',
+        name: 'compliance desk',
+        scopes: ['freeze'],
+        may: {
+          admin: false,
+          mint: false,
+          burn: false,
+          freeze: true,
+          seize: false,
+          pause: false,
+          keys: false,
+          policy: false,
+          audit: true,
+        },
+      },
+    ],
+  },
+);
+
 export function controlRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }) {
   const { ctx } = deps;
   const checked = (address: string): string => {
@@ -161,6 +194,29 @@ export function controlRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }
     return address;
   };
   return (app: AppInstance) => {
+    app.get(
+      '/v2/admin/whoami',
+      {
+        config: { scope: 'audit' },
+        schema: {
+          summary: 'The key asking, its scopes and what they let it do',
+          tags: ['admin'],
+          querystring: query,
+          response: { 200: WhoAmI },
+        },
+      },
+      async (request) => {
+        const p = request.principal;
+        const scopes: readonly Scope[] = p?.scopes ?? [];
+        return {
+          id: p?.id ?? '',
+          name: p?.name ?? '',
+          scopes: [...scopes],
+          may: Object.fromEntries(POWERS.map((power) => [power, grants(scopes, power)])),
+        };
+      },
+    );
+
     app.get(
       '/v2/admin/pause',
       {

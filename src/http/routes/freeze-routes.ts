@@ -1,4 +1,4 @@
-// The freeze list (scope `admin`): freeze an address (the service then cosigns no transfer
+// The freeze list (scope `freeze`; the list: `audit`; `admin` holds both): freeze an address (the service then cosigns no transfer
 // spending its outputs and mints nothing to it), unfreeze it, and list the frozen addresses
 // with what they hold and the record of every freeze and unfreeze (who: the admin key id; why).
 // The CLI (`tokenproxy freeze | unfreeze | freezes`) and the console's freeze panel use these.
@@ -21,7 +21,6 @@ import type { RouteDeps } from './route-deps.js';
 /** Events the list answers with (newest first). */
 export const FREEZE_EVENTS_LISTED = 100;
 
-const admin = { scope: 'admin' as const };
 const query = Type.Object(authTokenQuery);
 
 const Reason = Type.String({
@@ -86,7 +85,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.post(
       '/v2/admin/freezes',
       {
-        config: admin,
+        config: { scope: 'freeze' },
         schema: {
           summary: 'Freeze an address: no transfer spending its outputs is cosigned, nothing is minted to it',
           tags: ['admin'],
@@ -111,7 +110,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.delete(
       '/v2/admin/freezes/:address',
       {
-        config: admin,
+        config: { scope: 'freeze' },
         schema: {
           summary: 'Unfreeze an address (recorded with the admin key id and the reason)',
           tags: ['admin'],
@@ -136,7 +135,7 @@ export function freezeRoutes(deps: RouteDeps) {
     app.get(
       '/v2/admin/freezes',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'The frozen addresses with what they hold, and the latest freezes and unfreezes',
           tags: ['admin'],

@@ -141,7 +141,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
     app.post(
       '/v2/admin/burn',
       {
-        config: admin,
+        config: { scope: 'burn' },
         ...idempotent,
         schema: {
           summary: 'Burn tokens out of the treasury or the fee address',
@@ -166,7 +166,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
     app.get(
       '/v2/admin/funding',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'The funding pool: address to pay and level',
           tags: ['admin'],
@@ -234,7 +234,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
     app.get(
       '/v2/admin/audit',
       {
-        config: admin,
+        config: { scope: 'audit' },
         schema: {
           summary: 'Recompute balances and supply from the transactions and compare with the index',
           tags: ['admin'],
