@@ -1,0 +1,160 @@
+// bench:soak: the service in this process (embedded devnet mining a block a second; PGlite, or
+// PostgreSQL in a fresh database on the server of DATABASE_URL) under a steady load for
+// SOAK_SECONDS (default 180): SOAK_WALLETS wallets (8) transferring SOAK_RATE times a second (20)
+// among themselves, and SOAK_READS reads a second (60) of balances, unspent outputs, the change
+// feed and tickets (soak-traffic.ts). Printed: transfers answered, 503 FUNDING_EXHAUSTED, other
+// refusals, balance answers that were no value the store held while they ran, and the growth of
+// the process's heap plus external memory (after a full GC) per 1,000 transfers, fitted over
+// samples taken every SOAK_SAMPLE_SECONDS (15) after the first tenth of the run (at least 20 s:
+// start-up, caches and the pool's first splits). Targets: 0, 0, 0 and at most 0.5 MB. As a speed
+// figure, the latencies, with their ratio to an idle baseline measured at the start of the run.
+// At most a second's worth of transfers (and of reads) run at once: a due one is skipped, and
+// counted, while that many are under way, so a machine too slow for the rate shows as a lower
+// rate rather than as a queue that buries the service.
+// Run with --expose-gc (the npm script does).
+import { performance } from 'node:perf_hooks';
+import type { RunningService } from '../src/service.js';
+import { sendFromHeldAddress } from '../src/usecases/supply/send-from-held-address.js';
+import { party } from '../test/support/token-world.js';
+import { BENCH_SERVICE_FLAGS, startBenchService, withBenchDatabase } from './bench-service.js';
+import { atRate, percentile, Traffic } from './soak-traffic.js';
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
+const RATE = Number(process.env.SOAK_RATE ?? 20);
+const READS = Number(process.env.SOAK_READS ?? 60);
+const WALLETS = Number(process.env.SOAK_WALLETS ?? 8);
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 15);
+const COINS_PER_WALLET = 25;
+const BASELINE_SECONDS = 5;
+const WARMUP_SECONDS = Math.max(20, SECONDS / 10);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined)
+  throw new Error('bench:soak measures memory after a full GC: run node with --expose-gc');
+
+const MB = 1024 * 1024;
+const memory = () => {
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+};
+
+/** The least-squares slope of bytes over transfers, in MB per 1,000 transfers. */
+function slope(samples: readonly { transfers: number; bytes: number }[]): number {
+  const n = samples.length;
+  const mx = samples.reduce((s, p) => s + p.transfers, 0) / n;
+  const my = samples.reduce((s, p) => s + p.bytes, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of samples) {
+    num += (p.transfers - mx) * (p.bytes - my);
+    den += (p.transfers - mx) ** 2;
+  }
+  return den === 0 ? 0 : ((num / den) * 1000) / MB;
+}
+
+async function mintCoins(service: RunningService, wallets: readonly ReturnType<typeof party>[]) {
+  const { ctx, keys } = service.parts;
+  const outputs = wallets.flatMap((w) =>
+    Array.from({ length: COINS_PER_WALLET }, () => ({
+      op: 'transfer' as const,
+      to: w.address,
+      amount: 1_000_000n,
+    })),
+  );
+  for (let i = 0; i < outputs.length; i += 99)
+    await sendFromHeldAddress(ctx, {
+      from: ctx.token.mintAddress,
+      key: keys.mint,
+      outputs: outputs.slice(i, i + 99),
+    });
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const sorted = (list: readonly number[]) => [...list].sort((a, b) => a - b);
+
+async function soak(label: string, flags: readonly string[]): Promise<void> {
+  const running = await startBenchService(['--block-interval-ms', '1000', ...flags, ...BENCH_SERVICE_FLAGS]);
+  try {
+    const { service } = running;
+    const wallets = Array.from({ length: WALLETS }, (_, i) => party(`soak wallet ${i}`));
+    await mintCoins(service, wallets);
+    const other = (w: number) => (w + 1 + Math.floor(Math.random() * (WALLETS - 1))) % WALLETS;
+
+    // The baseline: the idle service, one transfer or read at a time.
+    const idle = new Traffic(service, wallets, running.adminKey);
+    const baselineEnd = performance.now() + BASELINE_SECONDS * 1000;
+    for (let i = 0; performance.now() < baselineEnd; i++) {
+      const w = i % WALLETS;
+      await idle.transfer(wallets[w]!, wallets[other(w)]!);
+      await idle.read();
+    }
+    await idle.close();
+
+    const traffic = new Traffic(service, wallets, running.adminKey);
+    const started = performance.now();
+    const end = started + SECONDS * 1000;
+    const samples: { at: number; transfers: number; bytes: number }[] = [];
+    const sampler = setInterval(() => {
+      samples.push({
+        at: (performance.now() - started) / 1000,
+        transfers: traffic.counts.transfers,
+        bytes: memory(),
+      });
+    }, SAMPLE_SECONDS * 1000);
+    const done = () => performance.now() >= end;
+    const [transfersSkipped, readsSkipped] = await Promise.all([
+      atRate(RATE, Math.max(4, RATE), done, () => {
+        const w = Math.floor(Math.random() * WALLETS);
+        return traffic.transfer(wallets[w]!, wallets[other(w)]!);
+      }),
+      atRate(READS, Math.max(4, READS), done, () => traffic.read()),
+    ]);
+    clearInterval(sampler);
+    samples.push({
+      at: (performance.now() - started) / 1000,
+      transfers: traffic.counts.transfers,
+      bytes: memory(),
+    });
+    await traffic.close();
+
+    const c = traffic.counts;
+    const seconds = (performance.now() - started) / 1000;
+    const fitted = samples.filter((s) => s.at >= WARMUP_SECONDS);
+    const growth = fitted.length >= 2 ? slope(fitted) : Number.NaN;
+    const first = fitted[0] ?? samples[0]!;
+    const last = samples.at(-1)!;
+    const others = [...c.otherRefusals].map(([code, n]) => `${code} x${n}`).join(', ') || 'none';
+    const [tSoak, rSoak, tIdle, rIdle] = [
+      c.transferMs,
+      c.readMs,
+      idle.counts.transferMs,
+      idle.counts.readMs,
+    ].map(sorted) as [number[], number[], number[], number[]];
+    const ratio = (a: number, b: number) => (b > 0 ? `x${(a / b).toFixed(2)}` : 'n/a');
+    console.log(
+      `bench:soak, ${label} + devnet: ${seconds.toFixed(0)} s at ${RATE} transfers/s and ${READS} reads/s, ${WALLETS} wallets`,
+    );
+    console.log(
+      `  transfers: ${c.transfers} answered (${(c.transfers / seconds).toFixed(1)}/s); 503 FUNDING_EXHAUSTED: ${c.refusedFunding}; other refusals: ${others}; no free coin: ${c.noCoin}; not sent, a second's worth under way: ${transfersSkipped}`,
+    );
+    console.log(
+      `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${readsSkipped}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed}, answered 0 for a funded wallet ${c.balanceZeroForFunded}, not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
+    );
+    console.log(
+      `  memory (heap + external after GC): ${(first.bytes / MB).toFixed(1)} MB at ${first.at.toFixed(0)} s (${first.transfers} transfers) -> ${(last.bytes / MB).toFixed(1)} MB at ${last.at.toFixed(0)} s (${last.transfers}); growth ${growth.toFixed(3)} MB per 1,000 transfers (least squares over ${fitted.length} samples)`,
+    );
+    console.log(
+      `  latency: transfer p50 ${ms(percentile(tSoak, 50))} p99 ${ms(percentile(tSoak, 99))} (p50 ${ratio(percentile(tSoak, 50), percentile(tIdle, 50))} of the idle baseline's ${ms(percentile(tIdle, 50))}); read p50 ${ms(percentile(rSoak, 50))} p99 ${ms(percentile(rSoak, 99))} (p50 ${ratio(percentile(rSoak, 50), percentile(rIdle, 50))} of the idle baseline's ${ms(percentile(rIdle, 50))})`,
+    );
+    const met =
+      c.refusedFunding === 0 && c.balanceDisagreed === 0 && c.balanceZeroForFunded === 0 && growth <= 0.5;
+    console.log(`  targets (503s 0, disagreed 0, <= 0.5 MB per 1,000 transfers): ${met ? 'met' : 'NOT met'}`);
+  } finally {
+    await running.stop();
+  }
+}
+
+const serverUrl = process.env.DATABASE_URL;
+if (serverUrl === undefined || serverUrl === '') await soak('PGlite', []);
+else await withBenchDatabase(serverUrl, (url) => soak('PostgreSQL', ['--database-url', url]));
