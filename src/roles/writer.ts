@@ -1,11 +1,19 @@
 // The writer role (docs/adr/0007-one-writer-per-deployment.md): one process per deployment that
 // writes the api processes' transfers and broadcast answers in batches shared by all of them.
-// It starts its internal server, registers it in the database under a lease it renews, and
-// refuses to start while another writer's lease is live. At the stop it gives the registration
-// up first (api processes go back to writing themselves), then answers what is in flight.
+// It starts its internal server and registers it in the database under a lease it renews. Its
+// identity is its host and data folder (one writer per folder: a lock file), so a writer killed
+// and restarted takes its own lease back at once. While another writer's lease is live it waits,
+// registering as soon as that lease lapses, and the process's other roles run meanwhile: a
+// writer that cannot register stops nothing (api processes write themselves without one). At the
+// stop it gives the registration up first (api processes go back to writing themselves), then
+// answers what is in flight.
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Parts } from '../compose.js';
-import { uuidv7 } from '../crypto/random-id.js';
 import { createBatcher } from '../process/batcher.js';
+import { takePidLock } from '../process/pid-lock.js';
 import { submissionLookups } from '../store/submissions/submission-lookups.js';
 import type { Submission } from '../store/submissions/submission-writes.js';
 import {
@@ -36,9 +44,25 @@ export interface WriterRole {
   stop(): Promise<void>;
 }
 
+/** A writer's identity: its host and data folder, the same after a restart. */
+export function writerInstanceOf(dataDir: string, host: string = hostname()): string {
+  return createHash('sha256')
+    .update(`tokenproxy writer\n${host}\n${resolve(dataDir)}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
 export async function startWriterRole(parts: Parts): Promise<WriterRole> {
   const { config, logger, db, ctx, committer } = parts;
   if (committer === null) throw new Error('the writer role needs the committer');
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const lock = takePidLock(
+    join(config.dataDir, 'writer.lock'),
+    (pid) =>
+      new Error(
+        `the data folder ${config.dataDir} has a writer already (process ${pid}): a writer's identity is its folder; give each writer a folder of its own`,
+      ),
+  );
   const updates = createBatcher<readonly LedgerUpdate[], void>(
     async (groups) => {
       await applyLedgerStatuses(ctx, groups.flat());
@@ -46,7 +70,7 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
     },
     { maxBatch: MAX_UPDATE_GROUPS, sameTurn: true },
   );
-  const instance = uuidv7();
+  const instance = writerInstanceOf(config.dataDir);
   const token = writerToken(ctx.keys.approver, instance);
   const bounds = {
     maxClockSkewMs: MAX_CLOCK_SKEW_MS,
@@ -90,28 +114,29 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
     const now = ctx.now();
     return holdWriterEntry(db, entry, now, new Date(now.getTime() + WRITER_LEASE_MS));
   };
-  try {
-    if (!(await hold()))
-      throw new Error(
-        'another writer is registered for this database and its lease is live: a deployment runs one writer',
-      );
-  } catch (err) {
-    await server.close();
-    throw err;
-  }
-  let lost = false;
-  let heldAt = Date.now();
+  const first = await hold().catch((err: unknown) => {
+    logger.error({ err }, 'registering the writer failed; trying again');
+    return false;
+  });
+  let lost = !first;
+  let heldAt = first ? Date.now() : 0;
+  if (first) logger.info({ writer: entry.url, instance }, 'writer registered');
+  else
+    logger.warn(
+      { writer: entry.url, instance },
+      "another writer holds the registration: waiting for its lease to lapse (this process's other roles run meanwhile)",
+    );
   const renewer = setInterval(() => {
     hold().then(
       (held) => {
         if (held) heldAt = Date.now();
+        if (held && lost) logger.info({ writer: entry.url, instance }, 'writer registered');
         if (!held && !lost) logger.error({ writer: entry.url }, 'another writer took the registration over');
         lost = !held;
       },
       (err) => logger.warn({ err }, 'renewing the writer registration failed; trying again'),
     );
   }, RENEW_EVERY_MS);
-  logger.info({ writer: entry.url }, 'writer registered');
   return {
     url: server.url,
     registered: () => !lost && Date.now() - heldAt < WRITER_LEASE_MS,
@@ -122,6 +147,7 @@ export async function startWriterRole(parts: Parts): Promise<WriterRole> {
       );
       await server.close();
       await updates.drain();
+      lock.release();
     },
   };
 }

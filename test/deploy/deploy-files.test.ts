@@ -87,10 +87,14 @@ describe('deploy/ files', () => {
     assert.equal(new Set(unitPorts).size, unitPorts.length, `one port per process: ${unitPorts}`);
     for (const l of lines.filter((l) => l.file === 'Procfile'))
       assert.ok(l.args.join(' ').includes('--port 5000'), `Procfile ${l.args}: its $PORT`);
-    // Both deployments run every role but the devnet.
+    // Both deployments run every role but the devnet, the writer once, beside the tracker (one
+    // story: docs/operations.md, The writer).
     for (const where of [(l: string) => l === 'Procfile', (l: string) => l !== 'Procfile']) {
       const run = new Set(lines.flatMap((l, i) => (where(l.file) ? roles[i]! : [])));
-      assert.deepEqual([...run].sort(), ['api', 'deliverer', 'tracker']);
+      assert.deepEqual([...run].sort(), ['api', 'deliverer', 'tracker', 'writer']);
+      const writers = roles.filter((r, i) => where(lines[i]!.file) && r.includes('writer'));
+      assert.equal(writers.length, 1, 'one writer');
+      assert.ok(writers[0]!.includes('tracker'), "on the tracker's process");
     }
   });
 
