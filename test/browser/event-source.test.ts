@@ -50,7 +50,7 @@ describe('EventSource in Chromium on GET /v2/sync/stream', { skip: skipWithoutCh
     await page.goto(siteUrl);
     assert.notEqual(new URL(siteUrl).origin, new URL(t.url).origin, 'two origins');
     await page.evaluate(
-      (url) => (window as unknown as { openFeed(u: string): void }).openFeed(url),
+      (url) => (globalThis as unknown as { openFeed(u: string): void }).openFeed(url),
       `${t.url}/v2/sync/stream?from=0&addresses=${carol.address}`,
     );
     await mintTokens(ctx, keys.mint, { to: carol.address, amount: 2000n });
@@ -58,7 +58,7 @@ describe('EventSource in Chromium on GET /v2/sync/stream', { skip: skipWithoutCh
     type Got = { id?: string; score?: number; txid?: string; error?: number };
     let got: Got[] = [];
     for (let i = 0; i < 100; i++) {
-      got = (await page.evaluate(() => (window as unknown as { received: unknown[] }).received)) as Got[];
+      got = (await page.evaluate(() => (globalThis as unknown as { received: unknown[] }).received)) as Got[];
       const expected = (await http(t.url, 'POST', '/v1/sync', { body: [carol.address] })).json as {
         score: number;
       }[];
