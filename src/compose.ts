@@ -364,9 +364,10 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
       keepEveryMs: config.fundingLeaseKeepMs,
       minLeased: config.fundingLeaseMinOutputs,
       maxLeased: config.fundingLeaseMaxOutputs,
+      refillWaitMs: config.fundingRefillWaitMs,
     },
-  };
     share: { sharePercent: config.fundingKeySharePercent, lowWater: config.fundingPoolLowWater },
+  };
 }
 
 /** The operator's named coin for the first deploy on a real ledger (`<txid>_<vout>:<satoshis>`). */
