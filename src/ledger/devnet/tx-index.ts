@@ -72,6 +72,8 @@ const SLOT = 48;
 /** Slots read at once: at most half full, a key is found within a few slots of its home. */
 const PROBE = 8;
 const INITIAL_CAPACITY = 1 << 14;
+/** Slots of the new table a grow builds in memory at once (3 MiB). */
+const GROW_REGION = 1 << 16;
 const TX = 1;
 const SPEND = 2;
 
@@ -191,23 +193,67 @@ class DiskTxIndex implements TxIndex {
     }
   }
 
-  /** Twice the slots: every entry rehashed into a new file, which then replaces this one. */
+  /**
+   * Twice the slots: every entry rehashed into a new file, which then replaces this one. The new
+   * table is built a region of slots at a time in memory and written with one write per region:
+   * an entry's new home is its old home or that plus the old capacity, so the entries of a new
+   * region are the old region's (and the entries displaced past it, up to an empty slot).
+   * Entries displaced past a new region's end go into the next one; past the table's end, they
+   * are put one by one at the end (at most half full, there are few).
+   */
   private grow(): void {
-    const next = DiskTxIndex.create(`${this.path}.grow`, this.capacity * 2);
-    const chunk = Buffer.alloc(4096 * SLOT);
-    for (let first = 0; first < this.capacity; first += 4096) {
-      const n = Math.min(4096, this.capacity - first);
-      readSync(this.fd, chunk, 0, n * SLOT, HEADER + first * SLOT);
-      for (let i = 0; i < n; i++) {
-        if (chunk[i * SLOT + 16] !== 0) next.put(Buffer.from(chunk.subarray(i * SLOT, (i + 1) * SLOT)));
+    const oldCapacity = this.capacity;
+    const capacity = oldCapacity * 2;
+    const next = DiskTxIndex.create(`${this.path}.grow`, capacity);
+    const region = Math.min(GROW_REGION, oldCapacity);
+    const built = Buffer.alloc(region * SLOT);
+    let carried: Buffer[] = [];
+    for (let first = 0; first < capacity; first += region) {
+      built.fill(0);
+      const spilled: Buffer[] = [];
+      const place = (entry: Buffer) => {
+        let at = Math.max((entry.readUInt32LE(0) & (capacity - 1)) - first, 0);
+        while (at < region && built[at * SLOT + 16] !== 0) at++;
+        if (at < region) entry.copy(built, at * SLOT);
+        else spilled.push(entry);
+      };
+      for (const entry of carried) place(entry);
+      const old = this.readRun(first % oldCapacity, region);
+      for (let i = 0; i * SLOT < old.length; i++) {
+        if (old[i * SLOT + 16] === 0) continue;
+        const entry = old.subarray(i * SLOT, (i + 1) * SLOT);
+        const home = entry.readUInt32LE(0) & (capacity - 1);
+        if (home >= first && home < first + region) place(Buffer.from(entry));
       }
+      writeSync(next.fd, built, 0, built.length, HEADER + first * SLOT);
+      carried = spilled;
     }
+    for (const entry of carried) next.put(entry);
+    next.entries = this.entries;
     next.sync();
     closeSync(this.fd);
     renameSync(next.path, this.path);
     this.fd = next.fd;
     this.capacity = next.capacity;
-    this.entries = next.entries;
+  }
+
+  /** `n` slots from `slot` on, then on to an empty slot: where the probe runs reaching past them end. */
+  private readRun(slot: number, n: number): Buffer {
+    const parts = [this.readSlots(slot, n)];
+    for (let at = (slot + n) % this.capacity; ; at = (at + PROBE) % this.capacity) {
+      const more = this.readSlots(at, PROBE);
+      parts.push(more);
+      if (hasEmpty(more)) return Buffer.concat(parts);
+    }
+  }
+
+  /** `n` slots from `slot` on, wrapping at the end of the table. */
+  private readSlots(slot: number, n: number): Buffer {
+    const run = Buffer.alloc(n * SLOT);
+    const first = Math.min(n, this.capacity - slot);
+    readSync(this.fd, run, 0, first * SLOT, HEADER + slot * SLOT);
+    if (first < n) readSync(this.fd, run, first * SLOT, (n - first) * SLOT, HEADER);
+    return run;
   }
 
   private writeHeader(): void {
@@ -217,4 +263,9 @@ class DiskTxIndex implements TxIndex {
     head.writeUInt32LE(this.entries, 12);
     writeSync(this.fd, head, 0, HEADER, 0);
   }
+}
+
+function hasEmpty(run: Buffer): boolean {
+  for (let at = 16; at < run.length; at += SLOT) if (run[at] === 0) return true;
+  return false;
 }
