@@ -59,7 +59,7 @@ async function measure(label: string, flags: string[]): Promise<void> {
           body: JSON.stringify({ rawtx }),
         });
         if (!res.ok) throw new Error(`transfer refused: ${res.status} ${await res.text()}`);
-        ids.push(await res.text());
+        ids.push(((await res.json()) as { ticketId: string }).ticketId);
       }
     };
     await Promise.all(Array.from({ length: 16 }, submitter));

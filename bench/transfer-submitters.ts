@@ -63,7 +63,7 @@ export async function submitTransfers(plan: SubmitPlan): Promise<SubmitRun> {
       const text = await res.body.text();
       const answered = performance.now();
       if (res.statusCode !== 200) throw new Error(`transfer refused: ${res.statusCode} ${text}`);
-      ticketIds.push(text);
+      ticketIds.push((JSON.parse(text) as { ticketId: string }).ticketId);
       if (measured) {
         latencies.push(answered - t);
         lastAnswer = Math.max(lastAnswer, answered);

@@ -6,7 +6,7 @@ import type { Devnet } from '../../src/ledger/devnet/devnet.js';
 import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
+import { http, ticketIdOf, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { party } from '../support/token-world.js';
 import type { Observed } from './invariants.js';
@@ -93,7 +93,9 @@ export async function submitTransfer(
 ): Promise<Answer> {
   try {
     const res = await http(url, 'POST', '/v2/transfer', { key, body: { rawtx, ...extra } });
-    return { status: res.status, text: res.text, retryAfter: res.headers.get('retry-after') };
+    // On a 200, `text` is the ticket ID (the answer is JSON for a caller with a Bearer key).
+    const text = res.status === 200 ? ticketIdOf(res) : res.text;
+    return { status: res.status, text, retryAfter: res.headers.get('retry-after') };
   } catch (err) {
     if (err instanceof assert.AssertionError) throw err;
     return { status: 0, text: String(err), retryAfter: null };

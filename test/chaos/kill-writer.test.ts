@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { liveWriter } from '../../src/store/submissions/writer-registry.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
+import { http, ticketIdOf, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
 import { expectNoOutputBothSpentAndUnspent } from '../support/store-invariants.js';
@@ -130,7 +130,7 @@ describe('chaos: kill -9 of the writer in a stream of transfers', {
           key,
           body: { rawtx: planned[n]! },
         });
-        answers[n] = { status: res.status, text: res.text };
+        answers[n] = { status: res.status, text: res.status === 200 ? ticketIdOf(res) : res.text };
         if (++answered === KILL_AFTER && killing === null) {
           viaWriterAtKill = apis.reduce((sum, a) => sum + a.service.parts.writerLink!.counts().viaWriter, 0);
           killing = killWriter();

@@ -16,7 +16,7 @@ import { submitTransfer } from '../../src/usecases/submit/submit-transfer.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { tokenOutput } from '../support/build-transfer.js';
 import { party } from '../support/token-world.js';
-import { assertProblem, http, type TokenFacts, transferOf, utxosOf } from './e2e-http.js';
+import { assertProblem, http, type TokenFacts, ticketIdOf, transferOf, utxosOf } from './e2e-http.js';
 import { startTestService, type TestService } from './support.js';
 
 const alice = party('errors alice');
@@ -283,7 +283,7 @@ describe('error statuses over a real socket', () => {
       const answers = await Promise.all([submit(rawtx), submit(rawtx), submit(rawtx, '/v1/transfer')]);
       for (const answer of answers) assert.equal(answer.status, 200, answer.text);
       assert.equal(answers[0]!.text, answers[1]!.text);
-      const ticket = await ticketById(t.service.parts.ctx.db, answers[0]!.text);
+      const ticket = await ticketById(t.service.parts.ctx.db, ticketIdOf(answers[0]!));
       assert.ok(ticket, 'the ticket exists');
       assert.equal(
         (answers[2]!.json as { rawtx: string }).rawtx,

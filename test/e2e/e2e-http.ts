@@ -53,6 +53,16 @@ export async function http(
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/**
+ * The ticket ID a 200 of POST /v2/transfer carries: `{"ticketId"}` as JSON, or the bare ID as
+ * text (to callers that send their key as `auth_token`, or ask for text/plain).
+ */
+export function ticketIdOf(answer: Pick<HttpAnswer, 'status' | 'text' | 'json'>): string {
+  assert.equal(answer.status, 200, answer.text);
+  const ticketId = (answer.json as { ticketId?: unknown } | undefined)?.ticketId;
+  return typeof ticketId === 'string' ? ticketId : answer.text;
+}
+
 /** Asserts an RFC 9457 problem of this status and code; returns its detail. */
 export function assertProblem(
   answer: HttpAnswer,

@@ -176,7 +176,8 @@ export async function submit(url: string, key: string, rawtx: string): Promise<O
     });
     const text = await res.text();
     assert.notEqual(res.status, 500, text);
-    if (res.status === 200) return { kind: 'ticket', id: text };
+    if (res.status === 200)
+      return { kind: 'ticket', id: (JSON.parse(text) as { ticketId: string }).ticketId };
     return { kind: 'none', why: `${res.status} ${text}` };
   } catch (err) {
     return { kind: 'none', why: String(err) };

@@ -179,6 +179,27 @@ describe('problem details over inject()', () => {
     assertProblem(res, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('a JSON body sent as text/plain (fetch with a string body and no header) is 415, not read', async () => {
+    for (const url of ['/v2/balance', '/v2/transfer']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+        payload: url === '/v2/balance' ? '["1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH"]' : '{"rawtx":"AAAA"}',
+      });
+      const body = assertProblem(res, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.match(
+        String(body.detail),
+        /^Content-Type text\/plain is not taken here; send .*application\/json/,
+      );
+    }
+    // The JSON types are taken, and a body without a Content-Type is read as JSON (the Go client).
+    for (const headers of [{ 'content-type': 'application/json; charset=utf-8' }, {}]) {
+      const res = await t.app.inject({ method: 'POST', url: '/v2/balance', headers, payload: '["a"]' });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+  });
+
   it('an unknown route is 404 NOT_FOUND', async () => {
     const res = await t.app.inject({ url: '/v9/nothing?auth_token=whatever' });
     const body = assertProblem(res, 'NOT_FOUND');

@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import type { SqlValue } from '../../src/store/db/db.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
-import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
+import { http, ticketIdOf, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
@@ -121,7 +121,7 @@ function describeFourInstances(withWriter: boolean) {
       try {
         const submit = async (url: string, rawtx: string): Promise<Answer> => {
           const res = await http(url, 'POST', '/v2/transfer', { key, body: { rawtx } });
-          if (res.status === 200) return { ticket: res.text };
+          if (res.status === 200) return { ticket: ticketIdOf(res) };
           return { status: res.status, code: (res.json as { code?: string } | undefined)?.code ?? res.text };
         };
         const reads = (n: number) => {

@@ -28,14 +28,19 @@ const TransferBody = Type.Object({
   callback_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 });
 
-/** POST /v2/transfer answers the ticket ID as text (what the reference client reads), or JSON when asked. */
+/**
+ * POST /v2/transfer answers the ticket ID as JSON, what a client generated from this document
+ * parses; the published clients read it as text (answersAsText).
+ */
 const TicketAnswer = {
-  description: 'The ticket ID: text/plain by default, JSON with Accept: application/json',
+  description:
+    'The ticket ID, as JSON. As text/plain (the bare ID) to callers that send their key as `auth_token` ' +
+    '(the published clients read it so) or ask for it with Accept: text/plain.',
   content: {
+    'application/json': { schema: Type.Ref('TicketId') },
     'text/plain': {
       schema: Type.String({ format: 'uuid', examples: ['3f1c7a0e-8a52-4c8e-9d0b-6f1e2a3b4c5d'] }),
     },
-    'application/json': { schema: Type.Ref('TicketId') },
   },
 };
 
@@ -84,8 +89,10 @@ export function transferRoutes(deps: TransferRouteDeps) {
       },
       async (request, reply) => {
         const { ticketId } = await accept(request.body, submitterIdOf(principalOf(request)), request.id);
-        if (wantsJson(request.headers.accept)) return reply.type('application/json').send({ ticketId });
-        return reply.type('text/plain; charset=utf-8').send(ticketId);
+        if (answersAsText(request.headers.accept, 'auth_token' in request.query)) {
+          return reply.type('text/plain; charset=utf-8').send(ticketId);
+        }
+        return reply.type('application/json').send({ ticketId });
       },
     );
 
@@ -145,8 +152,18 @@ export function transferRoutes(deps: TransferRouteDeps) {
   };
 }
 
-function wantsJson(accept: string | undefined): boolean {
-  return accept !== undefined && /application\/json/i.test(accept) && !/text\/plain/i.test(accept);
+/**
+ * Whether POST /v2/transfer answers the bare ticket ID as text. An Accept that names one of the
+ * two types decides. Otherwise (none, or * / *, as fetch sends) the published clients, which
+ * send their key as `auth_token` (@mnee/ts-sdk, go-mnee-1sat-sdk), read the answer as text, and
+ * every other caller, a client generated from the OpenAPI document among them (openapi-fetch
+ * parses an answer as JSON unless told otherwise), gets JSON.
+ */
+export function answersAsText(accept: string | undefined, keyInQuery: boolean): boolean {
+  const json = accept !== undefined && /application\/json/i.test(accept);
+  const text = accept !== undefined && /text\/plain/i.test(accept);
+  if (json !== text) return text;
+  return keyInQuery;
 }
 
 /** A URL the service may call (src/callbacks/address-guard.ts), or a 400. */
