@@ -136,11 +136,21 @@ describe('attack: forged writes posted to the writer with a valid token', {
       assert.match(text, reason);
     };
 
-    // 1. The made-up submission of issue 29: junk raw transaction, no inputs, 10,000 tokens to the thief.
+    // 1. The made-up submission of issue 29: junk raw transaction, no inputs, 10,000 tokens to the
+    // thief, funded by an output an api process holds leased (read from the database, as the
+    // attacker did). Before the fix the writer answered `created` and the thief held 10,000.
+    const leased = (
+      await db.query<{ txid: string; vout: number; lease_owner: string }>(
+        "SELECT txid, vout, lease_owner FROM funding_outputs WHERE state = 'available' AND lease_owner IS NOT NULL LIMIT 1",
+      )
+    )[0];
+    assert.ok(leased !== undefined, 'an api process holds funding outputs leased');
     const thiefScript = buildP2pkhScript(THIEF.pkh);
     await refusedWith(
       aSubmission({
         rawTx: Uint8Array.of(1, 0, 0, 0, 0),
+        funding: { txid: leased.txid, vout: leased.vout },
+        leaseOwner: leased.lease_owner,
         inputs: [],
         outputs: [
           {
@@ -256,5 +266,8 @@ describe('attack: forged writes posted to the writer with a valid token', {
       },
     });
     assert.equal(spend.status >= 400 && spend.status < 500, true, spend.text);
+    // Supply still balances (before the fix: 500 "supply does not balance").
+    const supply = await http(api.url, 'GET', '/v2/admin/status', { key: api.adminKey });
+    assert.equal(supply.status, 200, supply.text);
   });
 });
