@@ -235,6 +235,9 @@ async function postgresRound(
           'start',
           '--roles',
           writer ? 'tracker,deliverer,writer' : 'tracker,deliverer',
+          // Every process answers /healthz, /readyz and /metrics on its port: any free one.
+          '--port',
+          '0',
           '--data-dir',
           tempDir('tracker'),
           ...common,
