@@ -130,6 +130,7 @@ export async function startService(
         readiness: () => liveness.readiness(),
         metrics: parts.metrics,
         apiKeys: storeApiKeyVerifier(db),
+        logger,
       });
     }
     logger.info(

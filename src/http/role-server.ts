@@ -2,7 +2,7 @@
 // /healthz, /readyz and /metrics on --port, so that every process can be probed and scraped
 // (docs/operations.md Health, Metrics). /metrics asks for what the api's does: the metrics token
 // or an admin key (checked against the database); anything else is a 404 problem.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { installErrorHandler } from './error-handler.js';
@@ -18,6 +18,8 @@ export interface RoleServerDeps {
   readonly readiness: ReadinessCheck;
   readonly metrics: ServiceMetrics;
   readonly apiKeys: ApiKeyVerifier;
+  /** Where failures are logged (warnings and errors only: probes and scrapes come every few seconds). */
+  readonly logger?: FastifyBaseLogger;
 }
 
 export interface RoleServer {
@@ -28,8 +30,14 @@ export interface RoleServer {
 
 export function buildRoleServer(deps: RoleServerDeps): FastifyInstance {
   const { config } = deps;
-  // Probes and scrapes every few seconds: not logged (errors are, through the error handler's log).
-  const app = Fastify({ logger: false, genReqId: requestIdGenerator(), bodyLimit: config.bodyLimit });
+  // Probes and scrapes come every few seconds: only what fails is logged.
+  const app = Fastify({
+    ...(deps.logger === undefined
+      ? { logger: false }
+      : { loggerInstance: deps.logger.child({ server: 'health' }, { level: 'warn' }) }),
+    genReqId: requestIdGenerator(),
+    bodyLimit: config.bodyLimit,
+  });
   app.addSchema(ProblemSchema);
   installRequestIdHeader(app);
   installErrorHandler(app, config);
