@@ -146,8 +146,16 @@ export async function checkCallbackUrl(
     return { ok: false, reason: 'callback_url must not carry credentials' };
   }
   const verdict = await hostVerdict(url.hostname, allow, resolve);
-  return verdict.ok ? { ok: true, url } : { ok: false, reason: `callback_url refused: ${verdict.reason}` };
+  if (verdict.ok) return { ok: true, url };
+  // A receiver on the developer's own machine is the usual first callback URL: say what allows it.
+  const hint = / resolves? to no address| does not resolve /.test(verdict.reason) ? '' : ALLOW_HINT;
+  return { ok: false, reason: `callback_url refused: ${verdict.reason}${hint}` };
 }
+
+/** How an operator lets a private or loopback receiver through (development, private networks). */
+export const ALLOW_HINT =
+  '; to allow it (a receiver on this machine or a private network), start the service with ' +
+  '--callback-allow <host, IP or CIDR> (config callbackAllow)';
 
 async function hostVerdict(hostname: string, allow: CallbackAllowList, resolve: Resolver): Promise<Verdict> {
   const literal = checkLiteralHost(hostname, allow);

@@ -7,10 +7,12 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ERRORS, type ErrorCode } from './error-statuses.js';
+import { operationDoc } from './operation-docs.js';
 import { fallbackOperationId, fallbackTag, OPERATIONS, TAGS } from './operations.js';
 import type { RouteScope } from './plugins/auth.js';
 import { IDEMPOTENCY_KEY_HEADER } from './plugins/idempotency.js';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
+import { problemExample } from './problem-examples.js';
 import { problemResponse } from './schemas/common.js';
 
 export interface OpenApiOptions {
@@ -77,7 +79,8 @@ function problemEntry(status: number, codes: readonly ErrorCode[]): Record<strin
   };
   return {
     description: codes.map((c) => `${c}: ${ERRORS[c].title}`).join('; '),
-    content: { [PROBLEM_CONTENT_TYPE]: { schema } },
+    // The status's own example: without it every status shows the Problem schema's one.
+    content: { [PROBLEM_CONTENT_TYPE]: { schema, example: problemExample(codes[0]!) } },
     headers: {
       'x-request-id': HEADER.requestId,
       ...(status === 429 || status === 503 ? { 'retry-after': HEADER.retryAfter } : {}),
@@ -135,6 +138,7 @@ export function describeOperation(
   if (response.default === undefined) response.default = problemResponse('Error: problem details');
   const described: Record<string, unknown> = {
     ...(schema ?? {}),
+    ...operationDoc(method, path, schema as { summary?: unknown; description?: unknown } | undefined),
     operationId: facts?.id ?? fallbackOperationId(method, path),
     tags: [facts?.tag ?? fallbackTag(path)],
     response,

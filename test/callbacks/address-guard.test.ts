@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, it } from 'node:test';
 import {
+  ALLOW_HINT,
   addressVerdict,
   CallbackRefusedError,
   checkCallbackUrl,
@@ -41,6 +42,17 @@ describe('callback URLs at submission', () => {
       if (!verdict.ok) assert.match(verdict.reason, /^callback_url refused: /);
     });
   }
+
+  it('a refused loopback or private receiver is told the setting that allows it', async () => {
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://inside.example.com/']) {
+      const verdict = await checkCallbackUrl(url, NONE, resolver);
+      assert.ok(!verdict.ok && verdict.reason.endsWith(ALLOW_HINT), url);
+      assert.match(ALLOW_HINT, /--callback-allow/);
+    }
+    // A name that does not resolve is not a matter of the allow-list.
+    const nothing = await checkCallbackUrl('https://nothing.example.com/', NONE, resolver);
+    assert.ok(!nothing.ok && !nothing.reason.includes('--callback-allow'), JSON.stringify(nothing));
+  });
 
   it('accepts a name whose every address is public, and a public literal', async () => {
     for (const url of [

@@ -94,4 +94,51 @@ describe('OpenAPI and routes in step', () => {
       assert.ok(documented.has(op), `${op} is documented`);
     }
   });
+
+  it('/docs: the wallet operations have a summary and a description, each problem status its own example', async () => {
+    type Media = { example?: { status?: number; code?: string; detail?: string }; schema?: unknown };
+    type Op = {
+      summary?: string;
+      description?: string;
+      responses?: Record<string, { content?: Record<string, Media> }>;
+    };
+    const spec = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Op>>;
+    };
+    for (const [path, method] of [
+      ['/v1/config', 'get'],
+      ['/v2/balance', 'post'],
+      ['/v2/utxos', 'post'],
+      ['/v2/transfer', 'post'],
+      ['/v2/ticket', 'get'],
+      ['/v1/sync', 'get'],
+      ['/v1/sync', 'post'],
+    ] as const) {
+      const op = spec.paths[path]![method]!;
+      assert.ok((op.summary ?? '').length > 10, `${method} ${path} summary`);
+      assert.ok((op.description ?? '').length > 40, `${method} ${path} description`);
+    }
+    let examples = 0;
+    for (const [path, ops] of Object.entries(spec.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, entry] of Object.entries(op.responses ?? {})) {
+          const problem = entry.content?.['application/problem+json'];
+          // The entries of the problems the document lists by code (a route's own entries aside).
+          if (problem === undefined || (problem.schema as { allOf?: unknown }).allOf === undefined) continue;
+          const where = `${method} ${path} ${status}`;
+          assert.equal(problem.example?.status, Number(status), where);
+          const codes = (problem.schema as { allOf: [unknown, { properties: { code: { enum: string[] } } }] })
+            .allOf[1].properties.code.enum;
+          assert.ok(codes.includes(problem.example!.code!), `${where}: ${problem.example?.code}`);
+          examples++;
+        }
+      }
+    }
+    assert.ok(examples > 50, `${examples} problem examples`);
+    const transfer = spec.paths['/v2/transfer']!.post!.responses!;
+    assert.match(
+      transfer['401']!.content!['application/problem+json']!.example!.detail!,
+      /tokenproxy keys create/,
+    );
+  });
 });
