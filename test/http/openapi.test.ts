@@ -159,4 +159,15 @@ describe('OpenAPI document and docs page', () => {
       assert.ok(res.body.includes(`href="${link}"`), link);
     }
   });
+
+  it('GET / is where a newcomer starts: first calls with this address, how to get a key, the guides', async () => {
+    const res = await t.app.inject({ url: '/', headers: { host: 'wallets.example:8080' } });
+    assert.ok(res.body.includes('curl -s http://wallets.example:8080/v1/config'), res.body);
+    assert.ok(res.body.includes('npx tokenproxy keys create --url http://wallets.example:8080'));
+    for (const guide of ['README.md', 'docs/clients.md', 'docs/errors.md'])
+      assert.ok(res.body.includes(guide), guide);
+    // The address is the request's: it is escaped, never markup.
+    const hostile = await t.app.inject({ url: '/', headers: { host: 'x"><script>' } });
+    assert.ok(!hostile.body.includes('<script>'));
+  });
 });
