@@ -196,7 +196,9 @@ export async function composeParts(
       { db, ledger, keys, addresses, feeRate, now, newId },
       { supply: BigInt(config.tokenSupply), symbol: config.tokenSymbol, icon: '', decimals: 5 },
       () =>
-        devnet !== null ? devnetFundingCoin(devnet, keys.funding) : fundingCoinOf(config.genesisFunding),
+        devnet !== null
+          ? devnetFundingCoin(devnet, keys.funding)
+          : fundingCoinOf(config.genesisFunding, addresses.fundingAddress),
     );
     const token = loaded.settings;
     // Deployed meanwhile by another instance (several starting at once): the same check.
@@ -371,11 +373,12 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
 }
 
 /** The operator's named coin for the first deploy on a real ledger (`<txid>_<vout>:<satoshis>`). */
-function fundingCoinOf(text: string | undefined): FundingCoin {
+function fundingCoinOf(text: string | undefined, fundingAddress: string): FundingCoin {
   if (text === undefined) {
     throw new Error(
-      'no token is recorded in this database: name a coin of the funding key to deploy it from ' +
-        '(genesisFunding, TOKENPROXY_GENESIS_FUNDING=<txid>_<vout>:<satoshis>), or restore a database',
+      `no token is recorded in this database: pay a coin to the funding address ${fundingAddress} ` +
+        'and name it to deploy the token from (genesisFunding, TOKENPROXY_GENESIS_FUNDING=<txid>_<vout>:<satoshis>), ' +
+        'or restore a database',
     );
   }
   const [outpoint, satoshis] = text.split(':') as [string, string];

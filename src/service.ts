@@ -85,6 +85,7 @@ export async function startService(
       masterKey: parts.masterKey,
       dataDir: config.dataDir,
       log: logger,
+      explicitOnly: config.env === 'production',
     });
     // Gauges read from the database: from the tracker's processes only, not once per process
     // (docs/operations.md Metrics); each process's roles' liveness from every process.

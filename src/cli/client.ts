@@ -11,7 +11,7 @@ const TIMEOUT_MS = 60_000;
 const IDEMPOTENT_ATTEMPTS = 4;
 const RETRY_PAUSE_MS = 1_000;
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface CallOptions {
   /** Send an Idempotency-Key and retry network failures with it (writes that move value). */

@@ -1,4 +1,6 @@
-// `tokenproxy keys create|list|limit|revoke`: API keys through the admin routes.
+// `tokenproxy keys create|list|limit|revoke`: API keys through the admin routes;
+// `keys generate|addresses|create-admin`: the first production start's keys (keys-setup.ts).
+import { ConfigError } from '../config.js';
 import { CliError, connectionOf, positiveIntegerFlag, stringFlag } from './args.js';
 import { callService } from './client.js';
 import { type CommandSpec, runCommand } from './command.js';
@@ -36,11 +38,14 @@ const revoke: CommandSpec = {
   maxPositionals: 1,
 };
 
-const KEYS_USAGE = `usage: tokenproxy keys create|list|limit|revoke [options]
-  create   a new API key (scopes, name, rate limit); the key and its webhook secret are shown once
-  list     every key, without secrets
-  limit    set a key's own rate limit, or back to the service's default
-  revoke   revoke a key at once
+const KEYS_USAGE = `usage: tokenproxy keys create|list|limit|revoke|generate|addresses|create-admin [options]
+  create        a new API key (scopes, name, rate limit); the key and its webhook secret are shown once
+  list          every key, without secrets
+  limit         set a key's own rate limit, or back to the service's default
+  revoke        revoke a key at once
+  generate      make the operator and master keys (environment lines, or files of mode 0600)
+  addresses     the configured keys' addresses: the funding address to pay the genesis coin to
+  create-admin  an admin API key made in the database (a deployment's first), no service needed
 tokenproxy keys SUBCOMMAND --help shows its options.
 `;
 
@@ -77,6 +82,10 @@ export async function runKeys(argv: readonly string[]): Promise<number> {
         if (id === undefined || id === '') throw new CliError('the ID of the key to revoke is required');
         return callService(connectionOf(values), 'DELETE', `/v2/admin/keys/${encodeURIComponent(id)}`);
       });
+    case 'generate':
+    case 'addresses':
+    case 'create-admin':
+      return runSetup(sub, rest);
     case '--help':
     case '-h':
       process.stdout.write(KEYS_USAGE);
@@ -105,4 +114,32 @@ export function scopeList(text: string): string[] {
     .filter((s) => s !== '');
   if (scopes.length === 0) throw new CliError('--scopes names no scope');
   return scopes;
+}
+
+/** The setup commands: configuration problems exit 2 (as start and migrate), other failures 1. */
+async function runSetup(
+  sub: 'generate' | 'addresses' | 'create-admin',
+  argv: readonly string[],
+): Promise<number> {
+  const setup = await import('./keys-setup.js');
+  const usage = {
+    generate: setup.GENERATE_USAGE,
+    addresses: setup.ADDRESSES_USAGE,
+    'create-admin': setup.CREATE_ADMIN_USAGE,
+  };
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usage[sub]);
+    return 0;
+  }
+  const out = (text: string) => process.stdout.write(text);
+  try {
+    if (sub === 'generate') setup.generateKeys(argv, out);
+    else if (sub === 'addresses') setup.keyAddresses(argv, process.env, out);
+    else await setup.createAdminKey(argv, process.env, out);
+    return 0;
+  } catch (err) {
+    const config = err instanceof ConfigError;
+    process.stderr.write(`tokenproxy keys ${sub}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return config ? 2 : 1;
+  }
 }

@@ -1,5 +1,7 @@
 // The first admin key: made at a start where the database holds no live one (one per database,
-// not per process), written to `<dataDir>/admin.key` (mode 0600) by the start that made it.
+// not per process), written to `<dataDir>/admin.key` (mode 0600) by the start that made it. In
+// production no process makes one (it would land in whichever process won the race, the
+// tracker's as often as not): the operator makes it with `tokenproxy keys create-admin`.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey, hasLiveAdminKey } from '../../store/access/api-keys-store.js';
@@ -17,7 +19,9 @@ export interface FirstAdminKeyDeps {
   readonly db: Db;
   readonly masterKey: Uint8Array;
   readonly dataDir: string;
-  readonly log: { info(obj: object, msg?: string): void };
+  readonly log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  /** Production: make none, only say when the database holds none. */
+  readonly explicitOnly?: boolean;
 }
 
 /**
@@ -28,6 +32,15 @@ export interface FirstAdminKeyDeps {
 export async function ensureAdminKey(deps: FirstAdminKeyDeps): Promise<AdminKeyNote> {
   const { dataDir } = deps;
   const path = join(dataDir, ADMIN_KEY_FILE);
+  if (deps.explicitOnly === true) {
+    if (!(await hasLiveAdminKey(deps.db)))
+      deps.log.warn(
+        {},
+        'no admin API key in the database, and a production process makes none: make one with ' +
+          'tokenproxy keys create-admin (docs/operations.md, First production start)',
+      );
+    return { created: false };
+  }
   const note = await deps.db.transaction(async (q): Promise<AdminKeyNote> => {
     await holdTransactionLock(q, ADMIN_KEY_LOCK);
     if (await hasLiveAdminKey(q)) return { created: false };
