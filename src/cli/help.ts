@@ -26,6 +26,13 @@ export const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['freeze', 'freeze an address: no transfer spending its outputs is cosigned'],
   ['unfreeze', 'lift the freeze of an address'],
   ['freezes', 'the frozen addresses, what they hold, and the record'],
+  ['pause', 'pause transfers: nothing is cosigned but the issuer’s burns'],
+  ['unpause', 'cosign transfers again'],
+  ['blacklist', 'blacklist an address: it can neither send nor receive'],
+  ['unblacklist', 'take an address off the blacklist'],
+  ['blacklisted', 'the blacklisted addresses and what they hold'],
+  ['seize', 'seize frozen outputs and reissue their value to an address'],
+  ['controls', 'the pause and the record of every control change'],
   ['help', "this help, or a command's own (tokenproxy help COMMAND)"],
 ];
 

@@ -22,6 +22,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   freeze: async (argv) => (await import('./freeze.js')).runFreeze(argv),
   unfreeze: async (argv) => (await import('./freeze.js')).runUnfreeze(argv),
   freezes: async (argv) => (await import('./freeze.js')).runFreezes(argv),
+  pause: async (argv) => (await import('./controls.js')).runPause(argv, true),
+  unpause: async (argv) => (await import('./controls.js')).runPause(argv, false),
+  blacklist: async (argv) => (await import('./controls.js')).runBlacklist(argv),
+  unblacklist: async (argv) => (await import('./controls.js')).runUnblacklist(argv),
+  blacklisted: async (argv) => (await import('./controls.js')).runBlacklisted(argv),
+  seize: async (argv) => (await import('./controls.js')).runSeize(argv),
+  controls: async (argv) => (await import('./controls.js')).runControls(argv),
   help: async (argv) => help(argv),
 };
 

@@ -3,6 +3,7 @@
 // the screening hook (a fake screener on loopback), each on /v2/transfer and /v1/transfer, and
 // the control record (append-only, with the admin key that made each change).
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
@@ -14,6 +15,23 @@ import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually } from './support.js';
 
 const PATHS = ['/v2/transfer', '/v1/transfer'] as const;
+const ROOT = new URL('../..', import.meta.url).pathname;
+const ENTRY =
+  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
+
+function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args],
+      { cwd: ROOT, env: { ...process.env, TOKENPROXY_DATA_DIR: '' }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
 /** The limits the suite's service runs with (atomic units). */
 const TRANSFER_LIMIT = 50_000n;
 const DAILY_LIMIT = 80_000n;
@@ -364,6 +382,43 @@ describeServiceOnEachDb(
       assert.equal((await admin('POST', '/v2/admin/keys', { name: 'm', scopes: ['mint'] })).status, 201);
     });
 
+    it('tokenproxy pause / unpause / blacklist / blacklisted / unblacklist / controls', {
+      skip: suite.target !== 'pglite',
+    }, async () => {
+      const connection = ['--url', url(), '--admin-key', suite.t.adminKey];
+      const paused = await cli(['pause', '--reason', 'cli drill', ...connection]);
+      assert.equal(paused.code, 0, paused.stderr);
+      assert.equal(JSON.parse(paused.stdout).paused, true);
+      const controls = await cli(['controls', ...connection]);
+      assert.equal(controls.code, 0, controls.stderr);
+      const shown = JSON.parse(controls.stdout) as {
+        pause: { paused: boolean };
+        events: { action: string; reason: string }[];
+      };
+      assert.equal(shown.pause.paused, true);
+      assert.ok(shown.events.some((e) => e.action === "pause" && e.reason === "cli drill"), controls.stdout);
+      const un = await cli(['unpause', '--reason', 'cli drill over', ...connection]);
+      assert.equal(JSON.parse(un.stdout).paused, false);
+      const listed = party(`cli listed ${suite.target}`).address;
+      assert.equal((await cli(['blacklist', listed, '--reason', 'cli', ...connection])).code, 0);
+      const list = JSON.parse((await cli(['blacklisted', ...connection])).stdout) as {
+        listed: { address: string }[];
+      };
+      assert.ok(list.listed.some((l) => l.address === listed));
+      assert.equal((await cli(['unblacklist', listed, '--reason', 'cli', ...connection])).code, 0);
+      const missing = await cli([
+        'seize',
+        `${'a'.repeat(64)}_0`,
+        '--reason',
+        'x',
+        '--to',
+        listed,
+        ...connection,
+      ]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /--reference/);
+    });
+
     it('the control record holds every change with its key and reason, append-only; /metrics counts them', async () => {
       const events = (await admin('GET', '/v2/admin/controls/events')).json as {
         events: { action: string; reason: string; actor: string }[];
@@ -384,7 +439,7 @@ describeServiceOnEachDb(
       await assert.rejects(db.query("UPDATE control_events SET reason = 'edited'"), /append-only/);
       await assert.rejects(db.query('DELETE FROM control_events'), /append-only/);
       const metrics = await http(url(), 'GET', '/metrics', { key: suite.t.adminKey });
-      assert.match(metrics.text, /tokenproxy_control_changes_total\{action="pause"\} 1/);
+      assert.match(metrics.text, /tokenproxy_control_changes_total\{action="pause"\} [1-9]/);
       assert.match(metrics.text, /tokenproxy_control_refusals_total\{code="TRANSFERS_PAUSED"\} 3/);
     });
   },
