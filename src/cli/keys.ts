@@ -8,7 +8,8 @@ import { type CommandSpec, runCommand } from './command.js';
 const create: CommandSpec = {
   name: 'keys create',
   usage: `keys create [--scopes read,submit] [--name NAME] [--rate-limit N]
-  --scopes LIST      comma-separated scopes among read, submit, admin (default read,submit)
+  --scopes LIST      comma-separated scopes among read, submit, admin, mint, burn, freeze, seize,
+                     pause, keys, policy, audit (default read,submit)
   --name NAME        a label for the key (default "api key")
   --rate-limit N     requests per rate-limit window for this key (default: the service's rateLimitPerKey)
 prints {"id", "key", "webhookSecret", "name", "scopes", "rateLimit", "createdAt"}; the key and the secret are shown only once`,

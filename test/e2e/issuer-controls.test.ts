@@ -396,7 +396,10 @@ describeServiceOnEachDb(
         events: { action: string; reason: string }[];
       };
       assert.equal(shown.pause.paused, true);
-      assert.ok(shown.events.some((e) => e.action === "pause" && e.reason === "cli drill"), controls.stdout);
+      assert.ok(
+        shown.events.some((e) => e.action === 'pause' && e.reason === 'cli drill'),
+        controls.stdout,
+      );
       const un = await cli(['unpause', '--reason', 'cli drill over', ...connection]);
       assert.equal(JSON.parse(un.stdout).paused, false);
       const listed = party(`cli listed ${suite.target}`).address;
