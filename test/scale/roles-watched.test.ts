@@ -146,4 +146,23 @@ describe('every role can be watched: health and metrics of role-only processes',
     );
     assert.equal(deliveredSum, delivered);
   });
+
+  it("status and the console's Chain panel show the ledger's tip, over ARC, blocks without tickets too", async () => {
+    // Issue 34: each process showed the highest block it had seen mine a ticket (one showed 0).
+    await world.ledger.devnet.mine(2);
+    const tip = await world.ledger.devnet.tip();
+    const ask = async (path: string) => {
+      const res = await fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${api.adminKey}` } });
+      assert.equal(res.status, 200, path);
+      return (await res.json()) as { tip: { height: number; hash: string } | null };
+    };
+    for (const path of ['/v2/admin/status', '/v2/admin/console/chain']) {
+      const answer = await ask(path);
+      assert.deepEqual(
+        { height: answer.tip?.height, hash: answer.tip?.hash },
+        { height: tip.height, hash: tip.hash },
+        path,
+      );
+    }
+  });
 });
