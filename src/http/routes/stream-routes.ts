@@ -28,6 +28,20 @@ export interface StreamRouteDeps extends RouteDeps {
 const MAX_BUFFERED = 4 * 1024 * 1024;
 const SCORE = /^[0-9]{1,19}$/;
 
+/**
+ * The event text of a record, made once however many streams send it: the hub hands every
+ * stream the same record objects (a page read for them all, a live read fanned out).
+ */
+const eventTexts = new WeakMap<SyncRecord, string>();
+function eventText(r: SyncRecord): string {
+  let text = eventTexts.get(r);
+  if (text === undefined) {
+    text = `id: ${r.score}\ndata: ${JSON.stringify(syncRecordJson(r))}\n\n`;
+    eventTexts.set(r, text);
+  }
+  return text;
+}
+
 interface Stream {
   readonly res: ServerResponse;
   readonly sub: FeedSubscriber;
@@ -153,9 +167,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
             addresses,
             deliver: (records: readonly SyncRecord[]) => {
               if (res.writableEnded) return;
-              res.write(
-                records.map((r) => `id: ${r.score}\ndata: ${JSON.stringify(syncRecordJson(r))}\n\n`).join(''),
-              );
+              res.write(records.map(eventText).join(''));
               if (res.writableLength > MAX_BUFFERED) res.destroy();
             },
           },

@@ -12,7 +12,7 @@
 
 import type { Db } from '../../store/db/db.js';
 import { hotReads } from '../../store/db/db.js';
-import { feedAfter } from '../../store/feed/feed-after.js';
+import { type FeedPage, feedAfter } from '../../store/feed/feed-after.js';
 import type { SyncRecord } from '../../store/feed/feed-queries.js';
 import { feedStamp } from '../../store/wallets/wallet-queries.js';
 
@@ -43,6 +43,7 @@ export class FeedHub {
   readonly #page: number;
   readonly #onError: (err: unknown) => void;
   readonly #live = new Set<FeedSubscriber>();
+  readonly #reads = new Map<bigint, Promise<FeedPage>>();
   /** The highest score the hub has read; null while it has not looked (no stream open). */
   #cursor: bigint | null = null;
   #starting: Promise<bigint> | null = null;
@@ -83,11 +84,7 @@ export class FeedHub {
       // The hub's cursor before the read was visible before it: a read that reached the end
       // saw everything up to it, so the stream may follow from there.
       const hubBefore = this.#cursor;
-      const page = await feedAfter(hotReads(this.#db), {
-        after: sub.cursor,
-        addresses: list,
-        limit: this.#page,
-      });
+      const page = await this.#pageAfter(sub.cursor, list);
       if (page.records.length > 0) {
         sub.deliver(page.records);
         sub.cursor = page.records.at(-1)!.score;
@@ -101,6 +98,22 @@ export class FeedHub {
       this.#live.delete(sub);
       if (this.#live.size === 0) this.#idle();
     };
+  }
+
+  /**
+   * A catch-up page. Streams of the whole token catching up from the same score (many clients
+   * resuming after a restart, say) share one read and the same record objects, whose event text
+   * the route then makes once.
+   */
+  #pageAfter(after: bigint, addresses: readonly string[] | null) {
+    if (addresses !== null) return feedAfter(hotReads(this.#db), { after, addresses, limit: this.#page });
+    const shared = this.#reads.get(after);
+    if (shared !== undefined) return shared;
+    const read = feedAfter(hotReads(this.#db), { after, addresses: null, limit: this.#page });
+    this.#reads.set(after, read);
+    const forget = () => this.#reads.delete(after);
+    read.then(forget, forget);
+    return read;
   }
 
   /** Looks at the feed now (a process that wrote something may call it: a wake-up). */
