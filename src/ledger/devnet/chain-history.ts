@@ -107,15 +107,7 @@ export class ChainHistory {
   }
 
   minedStatus(height: number, index: number): TxStatus {
-    const header = this.headers.at(height)!;
-    return {
-      kind: 'mined',
-      blockHash: header.hash,
-      height,
-      index,
-      blockTime: header.time,
-      merklePath: merklePathHex(this.block(height).levels, index, height),
-    };
+    return minedStatusIn(this.headers.at(height)!, this.block(height).levels, index);
   }
 
   /** A chain block's transactions (coinbase first) with their journal lines, read back for a reorg. */
@@ -161,7 +153,7 @@ function findBlock(entry: EntryLike, hash: string): EntryLike | undefined {
   return undefined;
 }
 
-export function findTx(entry: EntryLike, txid: string): Uint8Array | undefined {
+function findTx(entry: EntryLike, txid: string): Uint8Array | undefined {
   if (entry.e === 'tx' && entry.raw !== undefined) {
     const raw = new Uint8Array(Buffer.from(entry.raw, 'hex'));
     return txidOf(raw) === txid ? raw : undefined;
@@ -172,6 +164,22 @@ export function findTx(entry: EntryLike, txid: string): Uint8Array | undefined {
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** The status of the transaction at `index` of a block, its merkle path from the block's tree. */
+export function minedStatusIn(
+  header: Pick<HeaderRecord, 'hash' | 'time' | 'height'>,
+  levels: readonly (readonly Uint8Array[])[],
+  index: number,
+): TxStatus {
+  return {
+    kind: 'mined',
+    blockHash: header.hash,
+    height: header.height,
+    index,
+    blockTime: header.time,
+    merklePath: merklePathHex(levels, index, header.height),
+  };
 }
 
 function fail(message: string): never {

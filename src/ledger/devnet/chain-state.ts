@@ -14,7 +14,7 @@ import {
   MINER_SCRIPT,
   ZERO_HASH,
 } from './block.js';
-import type { ChainHistory } from './chain-history.js';
+import { type ChainHistory, minedStatusIn } from './chain-history.js';
 import { hashToHex, hexToHash } from './hashing.js';
 import type { HeaderChain, HeaderRecord } from './header-chain.js';
 import type { LinePos } from './journal.js';
@@ -198,7 +198,8 @@ export class ChainState {
     this.unindexed.push({ height, tag: hashTag(hash), pos, txids, entries });
     const changes: StatusChange[] = [];
     for (let i = 1; i < txids.length; i++) {
-      changes.push({ txid: txids[i]!, status: this.history.minedStatus(height, i), staleBlock: false });
+      const status = minedStatusIn({ hash, time: spec.time, height }, levels, i);
+      changes.push({ txid: txids[i]!, status, staleBlock: false });
     }
     changes.push(...this.settleDoubleSpends(spec.txids));
     return changes;

@@ -1,5 +1,5 @@
 // `devnet.checkpoint`: the devnet's live state at a position of its journal (the headers, the
-// UTXO set, the mempool as journal positions, the statuses of transactions that left), so an
+// UTXO set, the mempool's transactions, the statuses of transactions that left), so an
 // open reads this file and the journal after that position, not the whole journal. Written to a
 // temporary file, synced and renamed over the last one, only once the journal and the index are
 // durable up to its position. Any doubt about it at open (unreadable, another journal's, an
@@ -10,7 +10,6 @@ import { open, rename } from 'node:fs/promises';
 import { LockingScript } from '@bsv/sdk';
 import type { TxStatus } from '../port.js';
 import { headerHash } from './block.js';
-import { findTx } from './chain-history.js';
 import { type ChainState, outpoint } from './chain-state.js';
 import { hashToHex } from './hashing.js';
 import { parseRawTransaction } from './tx-format.js';
@@ -30,7 +29,7 @@ export interface CheckpointMeta {
 type Line =
   | readonly ['h', string, number, number, number, string]
   | readonly ['u', string, string, string]
-  | readonly ['m', string, number, number, string, boolean]
+  | readonly ['m', string, number, number, string, boolean, string]
   | readonly ['r', string, TxStatus]
   | readonly ['d', string, readonly string[]];
 
@@ -51,7 +50,15 @@ export function snapshotLines(state: ChainState, meta: CheckpointMeta): string[]
   }
   for (const [op, coin] of state.utxo) add(['u', op, coin.satoshis.toString(), coin.lockingScript.toHex()]);
   for (const e of state.mempool.values()) {
-    add(['m', e.txid, e.pos.offset, e.pos.length, e.fee.toString(), e.staleBlock]);
+    add([
+      'm',
+      e.txid,
+      e.pos.offset,
+      e.pos.length,
+      e.fee.toString(),
+      e.staleBlock,
+      Buffer.from(e.raw).toString('hex'),
+    ]);
   }
   for (const [txid, status] of state.rejected) add(['r', txid, status]);
   for (const [txid, winners] of state.doubleSpends) add(['d', txid, winners]);
@@ -103,9 +110,9 @@ export function restoreCheckpoint(state: ChainState, lines: readonly Line[]): vo
         break;
       case 'm': {
         const pos = { offset: line[2], length: line[3] };
-        const raw = findTx(state.history.journal.readLine(pos) as Parameters<typeof findTx>[0], line[1]);
-        if (raw === undefined) throw new Error(`checkpoint: ${line[1]} is not at byte ${pos.offset}`);
-        const parsed = parseRawTransaction(raw);
+        const parsed = parseRawTransaction(new Uint8Array(Buffer.from(line[6], 'hex')));
+        if (parsed.txid !== line[1])
+          throw new Error(`checkpoint: ${line[1]} is not the transaction it holds`);
         const spends = parsed.tx.inputs.map((i) => outpoint(i.sourceTXID ?? '', i.sourceOutputIndex));
         state.mempool.set(parsed.txid, { ...parsed, fee: BigInt(line[4]), spends, staleBlock: line[5], pos });
         for (const op of spends) state.mempoolSpends.set(op, parsed.txid);
