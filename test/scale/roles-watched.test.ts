@@ -5,6 +5,8 @@
 // time to MINED and its rounds, the deliverer's the delivery attempts; the gauges read from the
 // database come from the tracker alone; and summing per docs/operations.md (Metrics) gives the
 // database's totals: counters and histograms summed over processes, database gauges their max.
+// A tracker whose loop hangs (its sweeps wait on a locked table) goes not ready and says why;
+// status and the console's Chain panel show the ledger's tip, not the blocks a process saw.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
@@ -47,12 +49,13 @@ describe('every role can be watched: health and metrics of role-only processes',
   let deliverer: RoleProcess | undefined;
   let receiver: WebhookReceiver;
   let stream: ChaosStream;
+  let flags: string[] = [];
 
   before(async () => {
     receiver = await startWebhookReceiver();
     api = await world.start('api', ['--metrics-token', TOKEN, '--callback-allow', '127.0.0.1']);
     await world.ledger.devnet.mine(1);
-    const flags = [
+    flags = [
       '--metrics-token',
       TOKEN,
       '--tracker-poll-ms',
@@ -163,6 +166,36 @@ describe('every role can be watched: health and metrics of role-only processes',
         { height: tip.height, hash: tip.hash },
         path,
       );
+    }
+  });
+
+  it('a tracker whose loop hangs goes not ready, says why, and is ready again once it moves', async () => {
+    const slow = await startRoleProcess('tracker', world.databaseUrl, [
+      ...flags,
+      '--readiness-round-ms',
+      '3000',
+    ]);
+    try {
+      await eventually(async () => ((await readyz(slow.url)) === 200 ? true : undefined), 'ready', 900);
+      // Its sweeps wait on the tickets table as long as this transaction holds it: a hung loop.
+      await api.service.parts.db.transaction(async (tx) => {
+        await tx.query('LOCK TABLE tickets IN ACCESS EXCLUSIVE MODE');
+        const answer = await eventually(
+          async () => {
+            const res = await fetch(`${slow.url}/readyz`);
+            return res.status === 503 ? ((await res.json()) as { code: string; detail: string }) : undefined;
+          },
+          'not ready while its loop hangs',
+          150,
+        );
+        assert.equal(answer.code, 'NOT_READY');
+        assert.match(answer.detail, /^the tracker has finished no round for \d+ s \(bound 3 s\)$/);
+        assert.equal((await fetch(`${slow.url}/healthz`)).status, 200, 'alive all the same');
+      });
+      await eventually(async () => ((await readyz(slow.url)) === 200 ? true : undefined), 'ready again', 300);
+      assert.equal(sumOf(await scrape(slow.url), 'tokenproxy_role_ready', { role: 'tracker' }), 1);
+    } finally {
+      await slow.stop();
     }
   });
 });
