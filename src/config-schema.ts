@@ -207,6 +207,11 @@ export const ConfigSchema = Type.Object(
       default: 'sliding',
       description: 'Rate limit window: fixed, or sliding (the previous window weighed in).',
     }),
+    rateLimitStoreDown: Type.Enum(['local', 'refuse'], {
+      default: 'local',
+      description:
+        "What rate limits do while Redis (redisUrl) is out of reach after the start: 'local' counts in each process alone (a client may get its limit once per api process), 'refuse' answers 503 NOT_READY to what the limits cover. Said in the log and in tokenproxy_rate_limit_store_up.",
+    }),
     rateLimitPerKey: Count(
       1200,
       'Requests per window per API key without a limit of its own (`tokenproxy keys limit`).',
@@ -267,12 +272,12 @@ export const ConfigSchema = Type.Object(
     trackerPollMs: Type.Optional(
       Type.Integer({
         minimum: 100,
-    rateLimitAnswerBytes: Type.Integer({
-      minimum: 0,
-      default: 65_536,
-      description:
-        "An answer counts once more against its caller's rate limit per this many bytes it took beyond the first (0: answers count as one request whatever their size).",
-    }),
+        rateLimitAnswerBytes: Type.Integer({
+          minimum: 0,
+          default: 65_536,
+          description:
+            "An answer counts once more against its caller's rate limit per this many bytes it took beyond the first (0: answers count as one request whatever their size).",
+        }),
         description:
           'How often the tracker polls: a BROADCASTING ticket, a MINED one through its block (on its own every 40 polls), a SUCCESS one when a block comes or as a canary (on its own every 10 polls); absent: 2000 on the devnet, 30000 on ARC.',
       }),
@@ -319,7 +324,7 @@ export const ConfigSchema = Type.Object(
       maximum: 100,
       default: 50,
       description:
-        "While the funding pool is below fundingPoolLowWater, an API key that took at least this share of the funding outputs an api process handed out in the last 10 s (and at least 8) is refused 429 FUNDING_SHARE_EXCEEDED, so one key cannot starve the others; 100: never.",
+        'While the funding pool is below fundingPoolLowWater, an API key that took at least this share of the funding outputs an api process handed out in the last 10 s (and at least 8) is refused 429 FUNDING_SHARE_EXCEEDED, so one key cannot starve the others; 100: never.',
     }),
     fundingRefillWaitMs: Type.Integer({
       minimum: 0,

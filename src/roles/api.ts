@@ -2,11 +2,11 @@
 // its rate limits (in Redis when redisUrl is set), and the order it stops in: the server first
 // (no more transfers), then the submissions in flight, then what they queued for broadcasting.
 import type { Parts } from '../compose.js';
-import type { Config } from '../config.js';
 import { type AppInstance, buildApp } from '../http/app.js';
 import type { ReadinessCheck } from '../http/health.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from '../http/plugins/rate-limit-store.js';
 import { createRedisRateLimitStore } from '../http/plugins/rate-limit-store-redis.js';
+import { withStoreDownMode } from '../http/plugins/rate-limit-store-fallback.js';
 import { routeIndex } from '../http/routes/index.js';
 import { storeApiKeyVerifier } from '../store/access/api-keys-store.js';
 import { databaseReadiness } from '../store/db/db-readiness.js';
@@ -26,7 +26,7 @@ export async function startApiRole(
 ): Promise<ApiRole> {
   const { config, logger, db, ctx } = parts;
   const apiKeys = storeApiKeyVerifier(db);
-  const rateLimit = config.rateLimitEnabled ? await rateLimitOf(config) : undefined;
+  const rateLimit = config.rateLimitEnabled ? await rateLimitOf(parts) : undefined;
   const closeRateLimit = async () => rateLimit?.store.close();
   const app = buildApp({
     config,
@@ -61,11 +61,19 @@ export async function startApiRole(
   };
 }
 
-/** Rate limits: shared through Redis when `redisUrl` is set, else counted in this process. */
-async function rateLimitOf(config: Config) {
+/**
+ * Rate limits: shared through Redis when `redisUrl` is set (what they do while it is out of reach:
+ * rateLimitStoreDown), else counted in this process.
+ */
+async function rateLimitOf(parts: Parts) {
+  const { config } = parts;
   const store: RateLimitStore =
     config.redisUrl !== undefined
-      ? await createRedisRateLimitStore({ url: config.redisUrl })
+      ? withStoreDownMode(await createRedisRateLimitStore({ url: config.redisUrl }), {
+          mode: config.rateLimitStoreDown,
+          registry: parts.metrics.registry,
+          log: parts.logger,
+        })
       : createMemoryRateLimitStore();
   return {
     store,

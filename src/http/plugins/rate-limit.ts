@@ -104,6 +104,8 @@ export function installRateLimit(app: FastifyInstance, options: RateLimitOptions
         nowMs: now(),
       });
     } catch (err) {
+      // The store's own refusal while Redis is out of reach (rateLimitStoreDown 'refuse').
+      if (err instanceof AppError) throw err;
       request.log.warn({ err }, 'rate limit store failed; request let through');
       return;
     }
