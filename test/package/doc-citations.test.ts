@@ -73,3 +73,73 @@ describe('citations of docs/contract.md and docs/token-rules.md', () => {
     );
   });
 });
+
+/** Pages whose file names a reader follows: each name they cite must be a file of the repository. */
+const READER_PAGES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'docs/architecture.md',
+  'docs/performance.md',
+  'docs/clients.md',
+];
+
+/** Files outside the repository: the ones a page tells its reader to make, and a client's source. */
+const READERS_OWN: ReadonlySet<string> = new Set([
+  'first-transfer.mjs',
+  'api.d.ts',
+  'api.js',
+  // the reference client's own source (docs/clients.md)
+  'constants.ts',
+]);
+
+const repositoryFiles = ['src', 'test', 'bench', 'docs', 'scripts', 'deploy', 'bin']
+  .flatMap((d) => allFiles(join(ROOT, d)))
+  .map((f) => relative(ROOT, f).split('\\').join('/'))
+  .concat(['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'LICENSE', 'Dockerfile', 'package.json']);
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (name === 'node_modules' || name === 'generated' || name.startsWith('.')) return [];
+    return statSync(full).isDirectory() ? allFiles(full) : [full];
+  });
+}
+
+/**
+ * The file names a page cites: paths (`src/store/db/db.ts`, `http/routes/index.ts` as the
+ * architecture's diagram writes them, under src/) and bare names (`batcher.ts`).
+ */
+export function citedFiles(text: string): string[] {
+  return [...text.matchAll(/(?<![\w./-])((?:[\w-]+\/)*[\w.-]+\.(?:ts|mjs|md|sql|yaml))(?![\w/])/g)]
+    .map((m) => m[1]!)
+    .filter((name) => !/^https?:/.test(name));
+}
+
+function exists(name: string): boolean {
+  if (READERS_OWN.has(name)) return true;
+  if (name.includes('/')) {
+    return repositoryFiles.some((f) => f === name || f.endsWith(`/${name}`));
+  }
+  return repositoryFiles.some((f) => f === name || f.endsWith(`/${name}`));
+}
+
+describe('the files the reader pages cite', () => {
+  it('reads paths and bare names', () => {
+    assert.deepEqual(citedFiles('see `src/store/db/db.ts` and batcher.ts, docs/adr/0002-x.md.'), [
+      'src/store/db/db.ts',
+      'batcher.ts',
+      'docs/adr/0002-x.md',
+    ]);
+  });
+
+  for (const page of READER_PAGES) {
+    it(`every file ${page} names exists`, () => {
+      const cited = citedFiles(readFileSync(join(ROOT, page), 'utf8'));
+      assert.ok(cited.length >= 1, `no file name found in ${page}`);
+      assert.deepEqual(
+        cited.filter((name) => !exists(name)),
+        [],
+      );
+    });
+  }
+});
