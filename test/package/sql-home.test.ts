@@ -12,12 +12,6 @@ const SRC = join(ROOT, 'src');
 /** Where SQL lives. */
 const STORE = `src${sep}store${sep}`;
 
-/**
- * Files that still hold SQL of their own, to be moved into src/store. Remove a line once its
- * file calls the store; the list is meant to become empty.
- */
-const NOT_YET_IN_STORE: readonly string[] = [];
-
 /** A statement's keywords, written as SQL is written here (upper case). */
 const SQL_TEXT = /\b(SELECT|INSERT INTO|UPDATE \w+( \w+)? SET|DELETE FROM)\b/;
 
@@ -137,15 +131,8 @@ describe('SQL has one home: src/store', () => {
     assert.ok(files.length > 100, `only ${files.length} files found under src`);
     const findings = files
       .map((f) => relative(ROOT, f))
-      .filter((f) => !f.startsWith(STORE) && !NOT_YET_IN_STORE.includes(f.split(sep).join('/')))
+      .filter((f) => !f.startsWith(STORE))
       .flatMap((f) => sqlFindings(readFileSync(join(ROOT, f), 'utf8')).map((finding) => `${f}: ${finding}`));
     assert.deepEqual(findings, [], 'SQL belongs in a module of src/store, called by name from elsewhere');
-  });
-
-  it('every file still excused exists and still holds SQL (else its line goes)', () => {
-    for (const f of NOT_YET_IN_STORE) {
-      const text = readFileSync(join(ROOT, f), 'utf8');
-      assert.notDeepEqual(sqlFindings(text), [], `${f} holds no SQL now: remove it from NOT_YET_IN_STORE`);
-    }
   });
 });
