@@ -36,6 +36,15 @@ export interface FeedHubOptions {
 }
 
 const PAGE = 500;
+/** Catch-up pages kept for streams that start from the same score, and for how long. */
+const KEPT_PAGES = 64;
+const KEEP_PAGE_MS = 1000;
+
+interface CatchUpPage {
+  readonly page: FeedPage;
+  /** The hub's cursor when the page's read began. */
+  readonly hubBefore: bigint | null;
+}
 
 export class FeedHub {
   readonly #db: Db;
@@ -43,7 +52,7 @@ export class FeedHub {
   readonly #page: number;
   readonly #onError: (err: unknown) => void;
   readonly #live = new Set<FeedSubscriber>();
-  readonly #reads = new Map<bigint, Promise<FeedPage>>();
+  readonly #reads = new Map<bigint, Promise<CatchUpPage>>();
   /** The highest score the hub has read; null while it has not looked (no stream open). */
   #cursor: bigint | null = null;
   #starting: Promise<bigint> | null = null;
@@ -81,10 +90,9 @@ export class FeedHub {
       // Checked with no wait before joining: the hub's cursor is a score it read (visible), so
       // reading on reaches it.
       if (this.#cursor !== null && sub.cursor >= this.#cursor) break;
-      // The hub's cursor before the read was visible before it: a read that reached the end
-      // saw everything up to it, so the stream may follow from there.
-      const hubBefore = this.#cursor;
-      const page = await this.#pageAfter(sub.cursor, list);
+      // The hub's cursor when the read began was visible then: a read that reached the end saw
+      // everything up to it, so the stream may follow from there.
+      const { page, hubBefore } = await this.#pageAfter(sub.cursor, list);
       if (page.records.length > 0) {
         sub.deliver(page.records);
         sub.cursor = page.records.at(-1)!.score;
@@ -101,19 +109,32 @@ export class FeedHub {
   }
 
   /**
-   * A catch-up page. Streams of the whole token catching up from the same score (many clients
-   * resuming after a restart, say) share one read and the same record objects, whose event text
-   * the route then makes once.
+   * A catch-up page, with the hub's cursor when its read began. Streams of the whole token
+   * catching up from the same score (many clients resuming after a restart, say) share one read,
+   * kept for a second after it ends, and the same record objects, whose event text the route
+   * makes once. A kept page is as good as a fresh one: its `hubBefore` is that of its read.
    */
-  #pageAfter(after: bigint, addresses: readonly string[] | null) {
-    if (addresses !== null) return feedAfter(hotReads(this.#db), { after, addresses, limit: this.#page });
-    const shared = this.#reads.get(after);
-    if (shared !== undefined) return shared;
-    const read = feedAfter(hotReads(this.#db), { after, addresses: null, limit: this.#page });
-    this.#reads.set(after, read);
-    const forget = () => this.#reads.delete(after);
-    read.then(forget, forget);
-    return read;
+  #pageAfter(after: bigint, addresses: readonly string[] | null): Promise<CatchUpPage> {
+    const read = () => {
+      const hubBefore = this.#cursor;
+      return feedAfter(hotReads(this.#db), { after, addresses, limit: this.#page }).then((page) => ({
+        page,
+        hubBefore,
+      }));
+    };
+    if (addresses !== null) return read();
+    const kept = this.#reads.get(after);
+    if (kept !== undefined) return kept;
+    if (this.#reads.size >= KEPT_PAGES) this.#reads.delete(this.#reads.keys().next().value!);
+    const reading = read();
+    this.#reads.set(after, reading);
+    const forget = () => {
+      setTimeout(() => {
+        if (this.#reads.get(after) === reading) this.#reads.delete(after);
+      }, KEEP_PAGE_MS).unref?.();
+    };
+    reading.then(forget, () => this.#reads.delete(after));
+    return reading;
   }
 
   /** Looks at the feed now (a process that wrote something may call it: a wake-up). */
