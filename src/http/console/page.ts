@@ -115,6 +115,12 @@ export const CONSOLE_PAGE = `<!doctype html>
         <button type="submit">Mint</button>
       </form>
       <p id="mint-result" class="result" role="status"></p>
+      <form id="faucet-form" class="stack" autocomplete="off">
+        <label for="faucet-to">Sandbox faucet: test tokens to address</label>
+        <input id="faucet-to" name="address" required spellcheck="false">
+        <button type="submit">Send test tokens</button>
+      </form>
+      <p id="faucet-result" class="result" role="status"></p>
       <form id="burn-form" class="stack" autocomplete="off" data-needs="burn">
         <label for="burn-amount">Burn amount (tokens)</label>
         <input id="burn-amount" name="amount" required inputmode="decimal">

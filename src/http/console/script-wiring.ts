@@ -63,6 +63,19 @@ function wire() {
     });
   });
 
+  $('faucet-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    submitting(form, async () => {
+      try {
+        const r = await api('POST', 'v2/faucet', { address: $('faucet-to').value.trim() });
+        result('faucet-result', 'Sent ' + r.tokens + ' test tokens: ticket ' + r.ticketId + ', txid ' + r.txid);
+        form.reset();
+      } catch (err) { result('faucet-result', 'Faucet refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+      await refreshNow();
+    });
+  });
+
   $('burn-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = event.currentTarget;
