@@ -1,19 +1,23 @@
 // The Dockerfile and deploy/compose.yaml, checked without a container runtime (none is
 // reachable where this project is written, so neither was built or run here): every service
-// command loads with the real config loader and the example env file, the services run every
-// role but the devnet with two api instances, their database and Redis are services of the
-// file, the image holds what the package needs at run time and starts `tokenproxy`, its Node
-// release is one package.json's engines accepts, and docs/deployment.md shows both files as
-// they are.
+// command loads with the real config loader, the example env file and the secrets as files, the
+// services run every role but the devnet with two api instances and the writer beside the
+// tracker, each with a health check, no secret is given in the environment and nothing the
+// files say is overridden by a literal, their database and Redis are services of the file, the
+// image holds what the package needs at run time, fails its build without the native secp256k1
+// binding, has a HEALTHCHECK and starts `tokenproxy`, its Node release is 24 and one
+// package.json's engines accepts, and docs/deployment.md shows both files as they are.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { parse } from 'yaml';
 import { configArgvOf } from '../../src/cli/migrate.js';
 import { loadConfig } from '../../src/config.js';
+import { CONFIG_KEYS, ENV_ALIASES, envNameOf, secretKindOf } from '../../src/config-schema.js';
 import { envFile, PRODUCTION_SECRETS } from './deploy-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,11 +31,46 @@ interface Service {
   readonly command?: string[];
   readonly environment?: Record<string, string>;
   readonly env_file?: string[];
+  readonly secrets?: string[];
+  readonly healthcheck?: { test: string[] };
   readonly ports?: string[];
   readonly build?: { context: string; dockerfile: string };
   readonly depends_on?: Record<string, unknown>;
 }
-const compose = parse(read('deploy/compose.yaml'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(read('deploy/compose.yaml'), { merge: true }) as {
+  services: Record<string, Service>;
+  secrets: Record<string, { file: string }>;
+};
+
+/** Every compose secret as a file of a temporary folder, `/run/secrets/<name>` mapped to it. */
+const secretDir = mkdtempSync(join(tmpdir(), 'tokenproxy-compose-secrets-'));
+const SECRET_VALUES: Record<string, string> = {
+  database_url: 'postgres://tokenproxy:from-the-secret@postgres:5432/tokenproxy',
+  postgres_password: 'from-the-secret',
+  approver_key: SECRETS.TOKENPROXY_APPROVER_KEY!,
+  mint_key: SECRETS.TOKENPROXY_MINT_KEY!,
+  fee_key: SECRETS.TOKENPROXY_FEE_KEY!,
+  funding_key: SECRETS.TOKENPROXY_FUNDING_KEY!,
+  master_key: SECRETS.TOKENPROXY_MASTER_KEY!,
+};
+for (const [name, value] of Object.entries(SECRET_VALUES)) writeFileSync(join(secretDir, name), `${value}\n`);
+/** A service's environment as its container sees it: the env file, then its `environment:`. */
+function containerEnv(service: Service): Record<string, string> {
+  const env: Record<string, string> = { ...ENV };
+  for (const [name, value] of Object.entries(service.environment ?? {}))
+    env[name] = value.replace(/^\/run\/secrets\//, `${secretDir}/`);
+  return env;
+}
+/**
+ * Settings whose value is a secret, by every name the environment may give them: the keys and
+ * tokens, and the database URL (its password). Redis's URL carries none here.
+ */
+const SECRET_NAMES = new Set(
+  CONFIG_KEYS.filter((k) => secretKindOf(k) === 'value' || k === 'databaseUrl').flatMap((k) => [
+    envNameOf(k),
+    ...(ENV_ALIASES[k] === undefined ? [] : [ENV_ALIASES[k]!]),
+  ]),
+);
 const services = Object.entries(compose.services);
 const tokenproxy = services.filter(([, s]) => s.command !== undefined);
 
@@ -51,20 +90,27 @@ function instructions(text: string): { op: string; args: string; stage: number }
 const DOCKERFILE = instructions(read('Dockerfile'));
 
 describe('deploy/compose.yaml', () => {
+  after(() => rmSync(secretDir, { recursive: true, force: true }));
   it('every tokenproxy service command loads with the config loader (production, no devnet)', () => {
     assert.ok(tokenproxy.length >= 4);
     const roles = new Set<string>();
     let apis = 0;
     for (const [name, service] of tokenproxy) {
       const [command, ...args] = service.command!;
-      assert.ok(command === 'start' || command === 'migrate', `${name}: ${command}`);
-      assert.deepEqual(service.env_file, ['tokenproxy.env', 'secrets.env'], name);
+      assert.ok(command === 'start' || command === 'migrate' || command === 'keys', `${name}: ${command}`);
+      if (command === 'keys') {
+        assert.deepEqual(args, ['create-admin'], name);
+        continue;
+      }
+      assert.deepEqual(service.env_file, ['tokenproxy.env'], name);
       const argv = command === 'migrate' ? configArgvOf(args) : args;
-      const config = loadConfig({
-        argv,
-        env: { ...ENV, ...SECRETS, ...service.environment },
-        databaseOnly: command === 'migrate',
-      });
+      const config = loadConfig({ argv, env: containerEnv(service), databaseOnly: command === 'migrate' });
+      assert.equal(
+        config.databaseUrl,
+        SECRET_VALUES.database_url,
+        `${name}: the database URL is the secret's`,
+      );
+      assert.equal(config.masterKey, SECRET_VALUES.master_key, name);
       assert.equal(config.env, 'production', name);
       if (command === 'migrate') continue;
       assert.ok(!config.roles.includes('devnet'), name);
@@ -76,8 +122,53 @@ describe('deploy/compose.yaml', () => {
         assert.deepEqual(published, [config.port], `${name} publishes its port`);
       }
     }
-    assert.deepEqual([...roles].sort(), ['api', 'deliverer', 'tracker']);
+    assert.deepEqual([...roles].sort(), ['api', 'deliverer', 'tracker', 'writer']);
     assert.ok(apis >= 2, 'two api instances');
+    const writers = tokenproxy.filter(([, s]) => s.command!.includes('tracker,writer'));
+    assert.equal(writers.length, 1, "one writer, on the tracker's process");
+  });
+
+  it('gives no secret in the environment: each from a file of compose secrets, nothing overriding the env file', () => {
+    for (const [name, service] of services) {
+      for (const variable of Object.keys(service.environment ?? {})) {
+        assert.ok(!SECRET_NAMES.has(variable), `${name}: ${variable} is a secret given as a literal`);
+        if (!variable.endsWith('_FILE')) continue;
+        const path = service.environment![variable]!;
+        const secret = /^\/run\/secrets\/(\w+)$/.exec(path)?.[1];
+        assert.ok(secret !== undefined, `${name}: ${variable} names a compose secret`);
+        assert.ok(service.secrets?.includes(secret), `${name}: mounts ${secret}`);
+        assert.ok(
+          compose.secrets[secret]?.file.startsWith('./secrets/'),
+          `${secret} is a file the operator makes`,
+        );
+      }
+    }
+    // No secret the env file holds is overridden by the compose file (its DATABASE_URL literal
+    // did, silently); the addresses of the compose network (Redis, the proxies) may be.
+    for (const [name, service] of tokenproxy)
+      for (const variable of Object.keys(service.environment ?? {})) {
+        const base = variable.replace(/_FILE$/, '');
+        assert.ok(
+          !(SECRET_NAMES.has(base) && base in ENV),
+          `${name}: ${variable} overrides the env file's ${base}`,
+        );
+      }
+    assert.ok(!('DATABASE_URL' in ENV), 'the env file names no DATABASE_URL: it holds a password');
+    assert.equal(
+      compose.services.postgres!.environment!.POSTGRES_PASSWORD_FILE,
+      '/run/secrets/postgres_password',
+    );
+  });
+
+  it('every long-running service has a health check on its own port', () => {
+    for (const [name, service] of tokenproxy) {
+      if (!service.command!.includes('start')) continue;
+      const at = service.command!.indexOf('--port');
+      const port = service.command![at + 1];
+      assert.ok(at >= 0 && port !== undefined, `${name} names its port`);
+      const test = (service.healthcheck?.test ?? []).join(' ');
+      assert.ok(test.includes(`127.0.0.1:${port}/readyz`), `${name}: /readyz on ${port}`);
+    }
   });
 
   it('the database and Redis the services use are services of the file, and they wait for PostgreSQL', () => {
@@ -85,10 +176,10 @@ describe('deploy/compose.yaml', () => {
     const postgres = compose.services.postgres!;
     assert.match(postgres.image!, /^postgres:\d+/);
     for (const [name, service] of tokenproxy) {
-      const db = new URL(service.environment!.DATABASE_URL!);
+      const db = new URL(SECRET_VALUES.database_url!);
       assert.ok(names.has(db.hostname), `${name}: ${db.hostname} is a service`);
       assert.equal(db.username, postgres.environment!.POSTGRES_USER);
-      assert.equal(decodeURIComponent(db.password), postgres.environment!.POSTGRES_PASSWORD);
+      assert.equal(decodeURIComponent(db.password), SECRET_VALUES.postgres_password);
       assert.equal(db.pathname.slice(1), postgres.environment!.POSTGRES_DB);
       assert.ok(names.has(new URL(service.environment!.REDIS_URL!).hostname), `${name}: Redis is a service`);
       assert.deepEqual(service.depends_on?.postgres, { condition: 'service_healthy' }, name);
@@ -106,7 +197,25 @@ describe('Dockerfile', () => {
       const major = /^node:(\d+)[-\w.]*/.exec(from.args)?.[1];
       assert.ok(major !== undefined, from.args);
       assert.ok(semver.satisfies(`${major}.99.0`, engines), `node ${major} within ${engines}`);
+      assert.equal(major, '24', 'Node 24 LTS (20 is at its end of life)');
     }
+  });
+
+  it('fails its build without the native secp256k1 binding, and has a HEALTHCHECK on /readyz', () => {
+    for (const stage of [0, 1]) {
+      const runs = DOCKERFILE.filter((i) => i.op === 'RUN' && i.stage === stage).map((i) => i.args);
+      assert.ok(
+        runs.some((r) => r.includes("require('secp256k1/bindings')")),
+        `stage ${stage} loads the native binding`,
+      );
+    }
+    const tools = DOCKERFILE.find((i) => i.op === 'RUN' && i.stage === 0 && i.args.includes('apt-get'));
+    assert.ok(
+      tools?.args.includes('g++') && tools.args.includes('python3'),
+      'the build can compile it (arm64)',
+    );
+    const check = DOCKERFILE.find((i) => i.op === 'HEALTHCHECK');
+    assert.ok(check?.args.includes('/readyz'), 'HEALTHCHECK asks /readyz');
   });
 
   it('copies into the build what npm ci (prepare: build) needs, from paths that exist', () => {

@@ -139,6 +139,26 @@ describe('deploy/ files', () => {
     assert.match(conf, /^\s*keepalive \d+;/m);
   });
 
+  it('nginx keeps the console, /v2/admin and /metrics off the public side, on an internal listener', () => {
+    const conf = read('nginx/tokenproxy.conf');
+    const servers = conf.split(/^server \{$/m).slice(1);
+    assert.equal(servers.length, 2, 'a public and an internal server');
+    const [publicSide, internal] = servers as [string, string];
+    assert.match(publicSide, /^\s*listen 80;/m);
+    for (const path of [
+      'location ^~ /console { return 404; }',
+      'location ^~ /v2/admin { return 404; }',
+      'location = /metrics { return 404; }',
+    ])
+      assert.ok(publicSide.includes(path), `public side: ${path}`);
+    assert.match(
+      internal,
+      /^\s*listen 127\.0\.0\.1:\d+;/m,
+      'the internal listener is not on a public address',
+    );
+    assert.match(internal, /^\s*deny all;/m, 'and has an allow list');
+  });
+
   it('the units are hardened', () => {
     for (const unit of units.filter((u) => u.endsWith('.service'))) {
       const text = read(unit);
