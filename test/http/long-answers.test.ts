@@ -89,6 +89,43 @@ describeOnEachDb('long answers: POST /v1/sync without a limit', (fresh) => {
     assert.deepEqual(scoresOf(desc.body), [...all].reverse());
   });
 
+  it('every limit and order answers exactly what one query for the whole answer gives', async () => {
+    // Two more addresses, some transactions concerning two of them (a record twice in the pages).
+    const [b, c] = [party('long answers b').address, party('long answers c').address];
+    for (let i = 0; i < 40; i++)
+      await seedTransaction(fresh.db, {
+        outputs:
+          i % 3 === 0
+            ? [
+                { owner: b, amount: 1n },
+                { owner: c, amount: 1n },
+              ]
+            : [{ owner: i % 2 ? b : c, amount: 1n }],
+      });
+    const scoresWanted = async (limit: number, order: 'asc' | 'desc', from: number) =>
+      (await syncForAddresses(fresh.db, { addresses: [FEE, b, c], from: BigInt(from), limit, order })).map(
+        (r) => Number(r.score),
+      );
+    const asked = (query: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/sync${query}`,
+        headers: { authorization: `Bearer ${KEYS.read}` },
+        payload: [FEE, b, c],
+      });
+    const mid = (await scoresWanted(0, 'asc', 0))[RECORDS - 5]!;
+    for (const limit of [0, 1, 7, 30, PAGE_RECORDS, PAGE_RECORDS + 1, 2_000])
+      for (const order of ['asc', 'desc'] as const)
+        for (const from of [0, mid]) {
+          const got = scoresOf((await asked(`?limit=${limit}&order=${order}&from=${from}`)).body);
+          assert.deepEqual(
+            got,
+            await scoresWanted(limit, order, from),
+            `limit ${limit} ${order} from ${from}`,
+          );
+        }
+  });
+
   it('an anonymous caller gets the first anonymousMaxRecords and pages on with from', async () => {
     const all = scoresOf((await sync('', KEYS.read)).body);
     const first = await sync('');

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
 import { pauseState } from '../../store/controls/pause-store.js';
-import { rawTransaction, syncForAddresses, syncFrom } from '../../store/feed/feed-queries.js';
+import { rawTransaction, syncFrom } from '../../store/feed/feed-queries.js';
 import { balanceIn, cachedBalanceReader } from '../../store/wallets/balance-cache.js';
 import { batchedBalanceReader, batchedUnspentReader } from '../../store/wallets/read-batches.js';
 import { tokenOutputAt } from '../../store/wallets/wallet-queries.js';
@@ -13,8 +13,8 @@ import { authTokenQuery, Order, problemResponses, SafeInteger } from '../schemas
 import { okList, okRef } from '../schemas/responses.js';
 import { addressListSchema, checkAddresses } from './address-list.js';
 import type { RouteDeps } from './route-deps.js';
-import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
 import { anonymousCap, syncStream } from './sync-stream.js';
+import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
 
 const read = { scope: 'read' as const };
 
@@ -111,27 +111,26 @@ export function readRoutes(deps: RouteDeps) {
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { from = 0, limit = 0, order = 'asc' } = request.query;
         const list = checkAddresses(request.body);
         const cap = anonymousCap(request, deps);
-        // All (limit 0): streamed in pages (sync-stream.ts), an anonymous caller's cut at its cap.
-        if (limit === 0) {
-          reply.type('application/json; charset=utf-8');
-          const stream = syncStream(ctx.db, { addresses: list, from: BigInt(from), order, maxRecords: cap });
-          // A stream is sent as it is (the response schema describes what it writes).
-          return reply.send(stream as unknown as never);
-        }
-        // A per-address limit: an anonymous caller's is cut so that all its addresses fit the cap.
+        // An anonymous caller's per-address limit is cut so that all its addresses fit its cap.
         const perAddress =
-          cap === null || limit * list.length <= cap ? limit : Math.max(1, Math.floor(cap / list.length));
-        const records = await syncForAddresses(ctx.db, {
+          cap === null || limit === 0 || limit * list.length <= cap
+            ? limit
+            : Math.max(1, Math.floor(cap / list.length));
+        // Streamed in pages whatever the limit (sync-stream.ts): memory holds one page.
+        reply.type('application/json; charset=utf-8');
+        const stream = syncStream(ctx.db, {
           addresses: list,
           from: BigInt(from),
-          limit: perAddress,
           order,
+          perAddress,
+          maxRecords: cap,
         });
-        return (cap === null ? records : records.slice(0, cap)).map(syncRecordJson);
+        // A stream is sent as it is (the response schema describes what it writes).
+        return reply.send(stream as unknown as never);
       },
     );
 
@@ -153,7 +152,7 @@ export function readRoutes(deps: RouteDeps) {
           },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const { page = 1, size = 10, order = 'asc' } = request.query;
         const outputs = await unspentOutputs({
           addresses: checkAddresses(request.body),

@@ -126,6 +126,71 @@ export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): P
   return rows.map(toSyncRecord);
 }
 
+/** One row of `transaction_addresses`: an address a transaction concerns, at its score. */
+export interface AddressScore {
+  readonly address: string;
+  readonly txid: string;
+  readonly score: bigint;
+}
+
+/**
+ * The next rows of `transaction_addresses` past `from` (asc: above it; desc: below it, 0 being
+ * the newest) for each address, at most its `take` (and `page`) each, merged by score and cut
+ * at `page` rows plus the rest of the last score's rows (a transaction's rows are never split
+ * between two pages). One index range per address: a page of POST /v1/sync read in parts
+ * (src/http/routes/sync-stream.ts).
+ */
+export async function addressScorePage(
+  q: Queryable,
+  query: {
+    readonly addresses: readonly string[];
+    /** Rows each address may still give, in the order of `addresses`. */
+    readonly take: readonly number[];
+    readonly from: bigint;
+    readonly order: 'asc' | 'desc';
+    readonly page: number;
+  },
+): Promise<AddressScore[]> {
+  checkScore(query.from);
+  checkLimit(query.page, 'page');
+  if (query.addresses.length === 0 || query.page === 0) return [];
+  const asc = query.order === 'asc';
+  const bound = asc || query.from !== 0n ? query.from : MAX_SCORE;
+  const rows = await q.query<{ address: string; txid: string; score: string }>(
+    `SELECT picked.address, picked.txid, picked.score
+       FROM unnest($1::text[], $2::int[]) AS wanted(address, take)
+       CROSS JOIN LATERAL (
+         SELECT ta.address, ta.txid, ta.score FROM transaction_addresses ta
+          WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $3
+          ORDER BY ta.score ${asc ? 'ASC' : 'DESC'}
+          LIMIT LEAST(wanted.take, $4::int)
+       ) AS picked
+      ORDER BY picked.score ${asc ? 'ASC' : 'DESC'}
+      LIMIT $4::int + cardinality($1::text[])`,
+    [query.addresses, query.take, bound, query.page],
+  );
+  const all = rows.map((r) => ({ address: r.address, txid: r.txid, score: BigInt(r.score) }));
+  if (all.length <= query.page) return all;
+  const last = all[query.page - 1]!.score;
+  let end = query.page;
+  while (end < all.length && all[end]!.score === last) end++;
+  return all.slice(0, end);
+}
+
+/** The feed records of `txids` the index holds, by score in `order`. */
+export async function syncRecordsOf(
+  q: Queryable,
+  txids: readonly string[],
+  order: 'asc' | 'desc',
+): Promise<SyncRecord[]> {
+  if (txids.length === 0) return [];
+  const rows = await q.query<SyncRow>(
+    `SELECT ${COLUMNS} FROM transactions t WHERE t.txid = ANY($1::text[]) ORDER BY t.score ${order === 'asc' ? 'ASC' : 'DESC'}`,
+    [txids],
+  );
+  return rows.map(toSyncRecord);
+}
+
 /** The raw (final, cosigned) transaction of a feed record, or null when there is none. */
 /** The raw transactions of `txids` that the index holds, in one query; keyed by lower-case txid. */
 export async function rawTransactions(
