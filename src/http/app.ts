@@ -112,7 +112,7 @@ export function buildApp(deps: AppDeps): AppInstance {
     genReqId: requestIdGenerator(deps.generateRequestId),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
-    // Slow clients are cut (docs/operations.md, Timeouts): Fastify's defaults (0) would turn
+    // Slow clients are cut (docs/operations.md, Rate limits: slow clients): Fastify's defaults (0) would turn
     // Node's own request timeout off, and a socket sending a byte every few seconds would hold
     // its connection for ever. Node answers 408 to headers or a body that do not arrive in time.
     ...timeoutOptions(config),
