@@ -24,10 +24,13 @@ export async function writeSettingOnce<T>(q: Queryable, key: string, value: T, n
   return (await readSetting<T>(q, key)) ?? value;
 }
 
-/** One secret sealed under the master key, if any is kept (an API key's webhook secret). */
+/**
+ * One secret sealed under the master key that is still in use, if any (a live API key's webhook
+ * secret): a revoked key's secret is never opened again, so rotating the key may leave it behind.
+ */
 export async function anySealedSecret(q: Queryable): Promise<Uint8Array | null> {
   const rows = await q.query<{ sealed: Uint8Array }>(
-    'SELECT webhook_secret_enc AS sealed FROM api_keys ORDER BY created_at LIMIT 1',
+    'SELECT webhook_secret_enc AS sealed FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at LIMIT 1',
   );
   return rows[0]?.sealed ?? null;
 }
