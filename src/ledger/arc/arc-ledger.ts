@@ -4,9 +4,8 @@
 // the fast path) and from polling the watched txids (the guarantee). Limits, documented in
 // src/ledger/arc/README.md: ARC serves no raw transactions (rawTransaction answers from a cache
 // of what this process broadcast) and no chain tip: tip() asks the Block Headers Service ARC
-// itself uses (GET /api/v1/chain/tip/longest at tipUrl, default the ARC URL, which the devnet's
-// ARC server answers), never the blocks this process happened to see; ARC gives no block time
-// (see blockTime).
+// itself uses (arc-tip.ts), never the blocks this process happened to see; ARC gives no block
+// time (see blockTime).
 import { sha256d } from '../../crypto/hash.js';
 import { bearerMatches } from '../../crypto/same-secret.js';
 import type { BroadcastResult, ChainTip, FeePolicy, Ledger, StatusListener, TxStatus } from '../port.js';
@@ -14,6 +13,7 @@ import { LedgerUnavailableError } from '../port.js';
 import { type ArcCallbackResult, callbackItems, timestampMs } from './arc-callback.js';
 import { ArcHttpClient, type ArcHttpOptions } from './arc-http-client.js';
 import { type ArcStatusFields, isArcTxStatus, txStatusFromArc } from './arc-status.js';
+import { headersClient, headersTip } from './arc-tip.js';
 import { ArcWatcher } from './arc-watcher.js';
 
 export interface ArcLedgerOptions extends ArcHttpOptions {
@@ -59,7 +59,7 @@ export function createArcLedger(opts: ArcLedgerOptions): ArcLedger {
 
 class HttpArcLedger implements ArcLedger {
   private readonly client: ArcHttpClient;
-  /** The chain tip's source: few retries, a status page waits for it. */
+  /** The chain tip's source (arc-tip.ts). */
   private readonly headers: ArcHttpClient;
   private readonly watcher: ArcWatcher;
   private readonly listeners = new Set<StatusListener>();
@@ -73,14 +73,7 @@ class HttpArcLedger implements ArcLedger {
 
   constructor(private readonly opts: ArcLedgerOptions) {
     this.client = new ArcHttpClient(opts);
-    const tipKey = opts.tipApiKey ?? opts.apiKey;
-    this.headers = new ArcHttpClient({
-      ...opts,
-      url: opts.tipUrl ?? opts.url,
-      ...(tipKey !== undefined && { apiKey: tipKey }),
-      retries: Math.min(opts.retries ?? 1, 1),
-      timeoutMs: Math.min(opts.timeoutMs ?? 5000, 5000),
-    });
+    this.headers = headersClient(opts);
     this.now = opts.now ?? Date.now;
     this.watcher = new ArcWatcher((txid) => this.poll(txid), {
       initialMs: opts.pollIntervalMs ?? 5000,
@@ -110,17 +103,7 @@ class HttpArcLedger implements ArcLedger {
 
   async tip(): Promise<ChainTip> {
     if (this.opts.tip !== undefined) return this.opts.tip();
-    const path = '/api/v1/chain/tip/longest';
-    const where = `${(this.opts.tipUrl ?? this.opts.url).replace(/\/+$/, '')}${path}`;
-    const reply = await this.headers.request('GET', path);
-    const tip = reply.status === 200 ? tipOf(reply.body) : null;
-    if (tip === null) {
-      throw new LedgerUnavailableError(
-        `the chain tip: GET ${where} answered ${reply.status}${reply.status === 200 ? ' without a height and hash' : ''}; ` +
-          'ARC serves no tip of its own: set blockHeadersUrl (TOKENPROXY_BLOCK_HEADERS_URL) to a Block Headers Service',
-      );
-    }
-    return tip;
+    return headersTip(this.headers, this.opts.tipUrl ?? this.opts.url);
   }
 
   async feePolicy(): Promise<FeePolicy> {
@@ -398,24 +381,6 @@ function statusKey(status: TxStatus): string {
     default:
       return status.kind;
   }
-}
-
-/**
- * A Block Headers Service's tip: `{height, header: {hash, creationTimestamp}}` (the time as Unix
- * seconds or an ISO date; 0 when absent). Null when the height or hash is missing.
- */
-function tipOf(body: unknown): ChainTip | null {
-  const b = (body ?? {}) as { height?: unknown; header?: { hash?: unknown; creationTimestamp?: unknown } };
-  const hash = b.header?.hash;
-  if (!isCount(b.height) || typeof hash !== 'string' || !/^[0-9a-f]{64}$/i.test(hash)) return null;
-  const stamp = b.header?.creationTimestamp;
-  const time =
-    typeof stamp === 'number' && Number.isFinite(stamp)
-      ? Math.floor(stamp > 1e12 ? stamp / 1000 : stamp)
-      : typeof stamp === 'string' && Number.isFinite(Date.parse(stamp))
-        ? Math.floor(Date.parse(stamp) / 1000)
-        : 0;
-  return { height: b.height, hash: hash.toLowerCase(), time };
 }
 
 function isCount(value: unknown): value is number {
