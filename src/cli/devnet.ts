@@ -46,7 +46,7 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
   }
   const tip = await devnet.tip();
   process.stdout.write(
-    `devnet ARC API on ${server.url} (data: ${parsed.dataDir ?? 'in memory'}, height ${tip.height}, genesis coinbase ${devnet.blocks()[0]!.txids[0]})\n`,
+    `devnet ARC API on ${server.url} (data: ${parsed.dataDir ?? 'in memory'}, height ${tip.height}, genesis coinbase ${devnet.block(0)!.txids[0]})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

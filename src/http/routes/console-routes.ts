@@ -33,11 +33,25 @@ export interface ConsoleRouteDeps extends RouteDeps {
   readonly genesisSupply: bigint;
   readonly fundingAddress: string;
   readonly poolLowWater: number;
-  /** The devnet (its blocks are listed), or null when the ledger is ARC. */
-  readonly devnet: { blocks(): readonly MinedBlock[] } | null;
+  /** The devnet (its last blocks are listed), or null when the ledger is ARC. */
+  readonly devnet: {
+    tip(): Promise<{ readonly height: number }>;
+    block(height: number): MinedBlock | undefined;
+  } | null;
 }
 
 const tags = ['admin', 'console'];
+
+/** The devnet's last blocks, newest first: read by height, since older blocks live on disk. */
+async function lastBlocks(devnet: NonNullable<ConsoleRouteDeps['devnet']>): Promise<MinedBlock[]> {
+  const { height } = await devnet.tip();
+  const out: MinedBlock[] = [];
+  for (let h = height; h >= 0 && out.length < LAST_BLOCKS; h--) {
+    const block = devnet.block(h);
+    if (block !== undefined) out.push(block);
+  }
+  return out;
+}
 const WEEK_SECONDS = 7 * 24 * 3600;
 const DAY_MS = 24 * 3600_000;
 const LAST_BLOCKS = 10;
@@ -220,7 +234,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       },
       async () => {
         const asked = await askTip(ctx.ledger);
-        const blocks = deps.devnet === null ? [] : deps.devnet.blocks().slice(-LAST_BLOCKS).reverse();
+        const blocks = deps.devnet === null ? [] : await lastBlocks(deps.devnet);
         return {
           ledger: deps.devnet === null ? ('arc' as const) : ('devnet' as const),
           canMine: deps.devnet !== null,
