@@ -16,7 +16,7 @@ export const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['devnet', 'run the embedded local ledger alone, behind its ARC API'],
   ['migrate', 'apply the database migrations and exit (--status lists them)'],
   ['status', 'chain tip, supply, funding pool and tickets of a running service'],
-  ['keys', 'create, list, limit and revoke API keys'],
+  ['keys', 'create, list, limit and revoke API keys; generate, addresses, create-admin for a first start'],
   ['mint', 'send tokens out of the treasury to an address'],
   ['burn', 'burn tokens out of the treasury or the fee address'],
   ['fund', 'the funding address and pool level; record a payment to it'],
