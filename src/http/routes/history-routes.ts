@@ -212,15 +212,19 @@ export function historyRoutes(deps: RouteDeps) {
           ...(item.order === undefined ? {} : { order: item.order }),
         }));
         const cap = anonymousCap(request, deps);
+        // An anonymous caller's groups share one budget of `cap` records (one group per distinct
+        // fromScore, so up to maxAddresses groups): each reads at most what is left of it, split
+        // among its addresses, and at least one record per address once it is spent.
+        let budget = cap ?? 0;
         const answers: HistoryJson[] = [];
         for (const group of historyGroups(params)) {
-          // An anonymous caller's group reads at most the cap in all (its addresses share it).
-          const perAddress = cap === null ? null : Math.max(1, Math.floor(cap / group.addresses.length));
+          const perAddress = cap === null ? null : Math.max(1, Math.floor(budget / group.addresses.length));
           const selection =
             perAddress !== null && (group.selection.limit === 0 || group.selection.limit > perAddress)
               ? { ...group.selection, limit: perAddress }
               : group.selection;
           const records = await select(group.addresses, selection);
+          budget = Math.max(0, budget - records.length);
           for (const response of groupHistories(group, records, config)) answers.push(historyJson(response));
         }
         return answers;
