@@ -11,7 +11,7 @@
 //   rules (token outputs hold exactly 1 satoshi, the data output 0: FOREIGN_OUTPUT);
 // - a non-push-only unlocking script: the service rebuilds every unlocking script itself.
 import { completedSizeBound } from './network-fee.js';
-import type { ParsedTransfer } from './parse-transfer.js';
+import type { ParsedTransfer } from './parsed-transfer.js';
 import type { Refusal } from './transfer-refusal.js';
 
 export interface LedgerPolicy {

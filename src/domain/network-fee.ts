@@ -1,7 +1,7 @@
 // The network (mining) fee a completed transfer must pay, and the funding it needs. Pure.
 // The funding input's whole value goes to the miner: outputs are fixed by the owners'
 // signatures, so there is no change output.
-import type { ParsedTransfer } from './parse-transfer.js';
+import type { ParsedTransfer } from './parsed-transfer.js';
 
 /** Bytes a cosign adds to each token input: the approver's signature push (1 + 72 at most). */
 export const APPROVER_SIG_PUSH_MAX = 73;

@@ -5,27 +5,10 @@ import { Transaction, Utils } from '@bsv/sdk';
 import { txidOf } from '../crypto/txid.js';
 import { ledgerPolicyRefusal } from './ledger-policy.js';
 import { classifyOutput } from './output-kind.js';
+import type { ParsedTransfer, TokenOutputOut } from './parsed-transfer.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';
 import { checkTxShape } from './tx-shape.js';
-
-export interface TokenOutputOut {
-  readonly vout: number;
-  readonly op: 'transfer' | 'burn';
-  readonly owner: string;
-  readonly amount: bigint;
-}
-
-export interface ParsedTransfer {
-  readonly tx: Transaction;
-  /** The bytes as submitted. */
-  readonly raw: Uint8Array;
-  readonly txid: string;
-  readonly size: number;
-  /** `<txid>_<vout>` of each input, in input order. */
-  readonly outpoints: readonly string[];
-  readonly tokenOutputs: readonly TokenOutputOut[];
-}
 
 const FINAL_SEQUENCE = 0xffffffff;
 const MAX_VOUT = 0x7fff_ffff;

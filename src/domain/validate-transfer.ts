@@ -9,7 +9,7 @@ import { pubKeyHashOf } from './address.js';
 import type { Bsv21Op } from './bsv21.js';
 import { type FeeTier, feeTierFor } from './fee-tiers.js';
 import { checkOwnerSignature } from './owner-signature.js';
-import type { ParsedTransfer } from './parse-transfer.js';
+import type { ParsedTransfer } from './parsed-transfer.js';
 import type { TokenConfig } from './token-config.js';
 import type { Refusal } from './transfer-refusal.js';
 

@@ -15,7 +15,7 @@
 // of an 18 ms statement with 17,505 spendable outputs), and scans grow with the ledger.
 import type { Queryable } from '../db/db.js';
 import { hex } from '../feed/feed-records.js';
-import type { Submission } from './submission-writes.js';
+import type { Submission } from './submission.js';
 
 export interface Claims {
   /** Tickets inserted (the others had a ticket for their submitted txid already). */

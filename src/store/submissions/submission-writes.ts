@@ -8,39 +8,14 @@
 // or a submitted txid).
 import { ticketJson } from '../../domain/ticket.js';
 import type { Queryable } from '../db/db.js';
-import { insertScoredFeedRecords, type NewTokenOutput } from '../feed/feed-records.js';
+import { insertScoredFeedRecords } from '../feed/feed-records.js';
 import { ticketIdsBySubmittedTxid } from '../tickets/ticket-queries.js';
 import { appendTicketEvents } from '../tickets/ticket-writes.js';
+import type { Outpoint, Submission } from './submission.js';
 import { claimSubmissions } from './submission-claims.js';
 
 export type { NewTokenOutput } from '../feed/feed-records.js';
-
-export interface Outpoint {
-  readonly txid: string;
-  readonly vout: number;
-}
-
-export interface Submission {
-  readonly ticketId: string;
-  readonly txid: string;
-  readonly submittedTxid: string;
-  readonly rawTx: Uint8Array;
-  readonly inputs: readonly Outpoint[];
-  readonly funding: Outpoint;
-  /** Who holds the funding output's lease: the api process that cosigned with it. */
-  readonly leaseOwner: string;
-  readonly outputs: readonly NewTokenOutput[];
-  readonly senders: readonly string[];
-  readonly receivers: readonly string[];
-  readonly callbackUrl: string | null;
-  readonly callbackSecretEnc: Uint8Array | null;
-  readonly apiKeyId: string | null;
-  /** The request that submitted it (X-Request-Id or the service's): its ticket's log records carry it. */
-  readonly requestId?: string | null;
-  readonly now: Date;
-  /** When the tracker first looks at the ticket, should its broadcast not settle it first. */
-  readonly firstCheckAt: Date;
-}
+export type { Outpoint, Submission } from './submission.js';
 
 /** What became of one submission of a batch. */
 export type SubmissionVerdict =
