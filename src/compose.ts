@@ -270,6 +270,7 @@ export async function composeParts(
               applyUpdates: (updates) => applyLedgerStatuses(base, updates),
             },
             settings: { refreshMs: WRITER_REFRESH_MS, timeoutMs: WRITER_TIMEOUT_MS },
+            approverKey: keys.approver,
           })
         : null;
     if (writerLink !== null) {
@@ -284,7 +285,6 @@ export async function composeParts(
               base,
               writerLink === null ? {} : { apply: (updates) => writerLink.applyUpdates(updates) },
             ),
-            approverKey: keys.approver,
             submissions: createSubmissionPipeline({
               db,
               now,

@@ -117,6 +117,10 @@ export const ConfigSchema = Type.Object(
       description: 'How long an idle keep-alive connection is kept between requests, ms.',
     }),
     maxAddresses: Count(1000, 'Addresses per request.'),
+    anonymousMaxRecords: Count(
+      5_000,
+      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. Keyed callers are not bounded (limit 0 is all, streamed).',
+    ),
     maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),
     maxInputs: Count(100, 'Inputs per transfer (and per transaction posted to /v2/parse).'),
     maxOutputs: Count(100, 'Outputs per transfer.'),
@@ -154,10 +158,6 @@ export const ConfigSchema = Type.Object(
         description:
           "Well-known public tokens read as no key (anonymous callers), e.g. the reference client's built-in defaults; absent: the client's sandbox and production defaults in sandbox, none in production.",
       }),
-    ),
-    anonymousMaxRecords: Count(
-      5_000,
-      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. Keyed callers are not bounded (limit 0 is all, streamed).',
     ),
     sandboxPublicSubmit: Type.Boolean({
       default: true,
@@ -217,6 +217,12 @@ export const ConfigSchema = Type.Object(
       'Requests per window per API key without a limit of its own (`tokenproxy keys limit`).',
     ),
     rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
+    rateLimitAnswerBytes: Type.Integer({
+      minimum: 0,
+      default: 65_536,
+      description:
+        "An answer counts once more against its caller's rate limit per this many bytes it took beyond the first (0: answers count as one request whatever their size).",
+    }),
     callbackTimeoutMs: Type.Integer({
       minimum: 1000,
       maximum: 30_000,
@@ -272,12 +278,6 @@ export const ConfigSchema = Type.Object(
     trackerPollMs: Type.Optional(
       Type.Integer({
         minimum: 100,
-        rateLimitAnswerBytes: Type.Integer({
-          minimum: 0,
-          default: 65_536,
-          description:
-            "An answer counts once more against its caller's rate limit per this many bytes it took beyond the first (0: answers count as one request whatever their size).",
-        }),
         description:
           'How often the tracker polls: a BROADCASTING ticket, a MINED one through its block (on its own every 40 polls), a SUCCESS one when a block comes or as a canary (on its own every 10 polls); absent: 2000 on the devnet, 30000 on ARC.',
       }),

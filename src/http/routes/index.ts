@@ -35,9 +35,9 @@ export interface RouteParts {
     Config,
     | 'env'
     | 'maxAddresses'
+    | 'anonymousMaxRecords'
     | 'metricsToken'
     | 'callbackAllow'
-    | 'anonymousMaxRecords'
     | 'fundingPoolLowWater'
     | 'faucetAmount'
     | 'faucetPerAddressPerDay'
@@ -69,13 +69,13 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     masterKey: parts.masterKey,
     environment: config.env,
     maxAddresses: config.maxAddresses,
+    anonymousMaxRecords: config.anonymousMaxRecords,
   };
   const genesisSupply = BigInt(parts.token.supply);
   const { fundingAddress } = addressesOf(parts.keys);
   return [
     metricsRoutes({
       metrics: parts.metrics,
-    anonymousMaxRecords: config.anonymousMaxRecords,
       apiKeys,
       ...(config.metricsToken !== undefined && { metricsToken: config.metricsToken }),
     }),
