@@ -22,17 +22,26 @@ export interface RoleProcess {
   /** `http://127.0.0.1:<port>`: /healthz, /readyz and /metrics (and the api, when it runs one). */
   readonly url: string;
   readonly child: ChildProcess;
+  /** Resolves when the process has exited, however it ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM, then SIGKILL after 10 s; removes its data folder. */
   stop(): Promise<void>;
+}
+
+/** A supervisor's restart: the same port and data folder as the process it replaces. */
+export interface RoleProcessPlace {
+  readonly port: number;
+  readonly dataDir: string;
 }
 
 export async function startRoleProcess(
   roles: string,
   databaseUrl: string,
   flags: readonly string[],
+  place?: RoleProcessPlace,
 ): Promise<RoleProcess> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), `tokenproxy-${roles.replaceAll(',', '-')}-`));
+  const port = place?.port ?? (await freePort());
+  const dataDir = place?.dataDir ?? mkdtempSync(join(tmpdir(), `tokenproxy-${roles.replaceAll(',', '-')}-`));
   const child = spawn(
     process.execPath,
     [
@@ -54,10 +63,13 @@ export async function startRoleProcess(
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     url: `http://127.0.0.1:${port}`,
     child,
+    exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

@@ -1,0 +1,215 @@
+// Chaos across roles (issue 34): a production-shaped deployment on PostgreSQL, every process
+// its own (two api processes, the tracker, the writer, the deliverer, each on its --port with
+// /readyz), the devnet behind its ARC API and a callback receiver in this process. Under a steady
+// stream of transfers with callbacks, kill -9 of a random ready process at random moments, each
+// restarted by the supervisor after a short delay on its port and data folder. Afterwards: every
+// answered ticket reached MINED, every callback event reached the receiver at least once (each
+// ticket's outbox events against the receiver's), the chaos invariants hold, and
+// `tokenproxy audit` is clean; no process exited but those killed.
+// CHAOS_ROLE_KILLS sets the kills (default 4: the suite's bounded run; `npm run chaos:roles`
+// runs 100), CHAOS_SEED the kill moments and victims. Runs only when TEST_DATABASE_URL is set.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
+import { eventually } from '../e2e/support.js';
+import { prng } from '../support/client-fixtures.js';
+import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { expectNoOutputBothSpentAndUnspent } from '../support/store-invariants.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
+import { expectEveryEventDelivered } from './callbacks-delivered.js';
+import { type ChaosStream, mineUntilAllEnded, prepareChaosStream, submitTransfer } from './chaos-stream.js';
+import {
+  expectNoTicketLost,
+  expectStoreAndLedgerAgree,
+  expectSupplyUnchanged,
+  type Observed,
+} from './invariants.js';
+import { type Supervised, supervise, type UnexpectedExit } from './supervised-roles.js';
+
+const KILLS = Number(process.env.CHAOS_ROLE_KILLS ?? 4);
+/** Transfers signed up front: about ten per kill (a kill every 2.5 s on average, two lanes). */
+const TRANSFERS = Math.max(40, KILLS * 10);
+const LANES = 2;
+const PACE_MS = 300;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+describe(`chaos: kill -9 of a random process of the deployment, ${KILLS} times`, {
+  skip: testDatabaseUrl === undefined,
+}, () => {
+  const world = sharedWorld('any role kill');
+  const unexpected: UnexpectedExit[] = [];
+  const processes: Supervised[] = [];
+  let receiver: WebhookReceiver;
+  let setup: Instance | undefined;
+  let stream: ChaosStream;
+  let adminKey: string;
+
+  before(async () => {
+    receiver = await startWebhookReceiver(() => ({ status: 204 }), 'restartable');
+    // The first start deploys the token and mints the stream's outputs; it is stopped before
+    // the drill, which runs on the five processes alone.
+    setup = await world.start('api', ['--callback-allow', '127.0.0.1']);
+    adminKey = setup.adminKey;
+    await world.ledger.devnet.mine(1);
+    const flags = [
+      '--tracker-poll-ms',
+      '200',
+      '--callback-allow',
+      '127.0.0.1',
+      '--no-rate-limit-enabled',
+      ...world.ledger.flags,
+    ];
+    const shape = [
+      ['api-1', 'api'],
+      ['api-2', 'api'],
+      ['tracker', 'tracker'],
+      ['writer', 'writer'],
+      ['deliverer', 'deliverer'],
+    ] as const;
+    for (const [name, roles] of shape)
+      processes.push(await supervise(name, roles, world.databaseUrl, flags, unexpected));
+    for (const p of processes)
+      await eventually(async () => ((await p.ready()) ? true : undefined), `${p.name} ready`, 1_800);
+    stream = await prepareChaosStream(setup.service, world.ledger.devnet, 'any role kill', TRANSFERS, 4);
+    await setup.stop();
+    setup = undefined;
+  });
+  after(async () => {
+    for (const p of processes) await p.stop().catch(() => undefined);
+    await setup?.stop().catch(() => undefined);
+    await receiver?.close();
+  });
+
+  it('every answered ticket reaches MINED, every callback arrives, the audit is clean', async (t) => {
+    const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000_007);
+    t.diagnostic(`CHAOS_SEED=${seed} CHAOS_ROLE_KILLS=${KILLS} transfers=${TRANSFERS}`);
+    const random = prng(seed);
+    const started = Date.now();
+    const db = await openPostgresDb(world.databaseUrl, { max: 4 });
+    const apis = processes.filter((p) => p.roles === 'api');
+    const observed: Observed = { ...stream.observed, db, url: apis[0]!.url };
+    try {
+      // The ledger mines a block every second or so while anything waits in its mempool.
+      let drilling = true;
+      const miner = (async () => {
+        while (drilling) {
+          if (world.ledger.devnet.mempoolTxids().length > 0) await world.ledger.devnet.mine(1);
+          await sleep(1_000);
+        }
+      })();
+
+      // Wallets: each transfer sent to a random api process; one that got no ticket (refused
+      // connection, a reset, a 503 while the process starts) is sent again later, as a wallet would.
+      const tickets = new Map<number, string>();
+      const lastAnswer = new Map<number, string>();
+      const retry: number[] = [];
+      let next = 0;
+      let sending = true;
+      const send = async (n: number, url: string) => {
+        const answer = await submitTransfer(url, stream.key, stream.rawtxs[n]!, {
+          callback_url: receiver.url('/hook'),
+        });
+        if (answer.status === 200) {
+          const earlier = tickets.get(n);
+          if (earlier !== undefined) assert.equal(answer.text, earlier, `transfer ${n}: its first ticket`);
+          tickets.set(n, answer.text);
+        } else {
+          lastAnswer.set(n, `${answer.status} ${answer.text.slice(0, 200)}`);
+          retry.push(n);
+        }
+      };
+      const lane = async () => {
+        while (sending) {
+          const n =
+            retry.length > 0 && random() < 0.5 ? retry.shift()! : next < TRANSFERS ? next++ : retry.shift();
+          if (n === undefined) break;
+          await send(n, apis[Math.floor(random() * apis.length)]!.url);
+          await sleep(PACE_MS);
+        }
+      };
+      const lanes = Promise.all(Array.from({ length: LANES }, lane));
+
+      // The drill: a random ready process, killed at a random moment, back after a short delay.
+      const killed: Record<string, number> = {};
+      for (let k = 0; k < KILLS; k++) {
+        await sleep(1_000 + Math.floor(random() * 3_000));
+        let victims: Supervised[] = [];
+        for (let tries = 0; victims.length === 0 && tries < 600; tries++) {
+          const ready = await Promise.all(processes.map(async (p) => p.alive() && (await p.ready())));
+          victims = processes.filter((_, i) => ready[i]);
+          if (victims.length === 0) await sleep(200);
+        }
+        assert.ok(victims.length > 0, `kill ${k}: no process came back ready within two minutes`);
+        const victim = victims[Math.floor(random() * victims.length)]!;
+        await victim.kill(300 + Math.floor(random() * 1_200));
+        killed[victim.name] = (killed[victim.name] ?? 0) + 1;
+        if (KILLS > 10 && k % 10 === 9)
+          t.diagnostic(
+            `${k + 1} kills in ${Math.round((Date.now() - started) / 1000)} s: ${JSON.stringify(killed)}`,
+          );
+      }
+      const drillMs = Date.now() - started;
+      const sentInDrill = next;
+      sending = false;
+      await lanes;
+      t.diagnostic(
+        `kills ${JSON.stringify(killed)} in ${drillMs} ms; ${sentInDrill} transfers sent meanwhile`,
+      );
+
+      // Everyone back; the wallets send what got no ticket again until it does.
+      for (const p of processes)
+        await eventually(async () => ((await p.ready()) ? true : undefined), `${p.name} ready again`, 1_800);
+      const unanswered = [...new Set(retry)].filter((n) => !tickets.has(n));
+      for (const n of unanswered)
+        await eventually(
+          async () => {
+            await send(n, apis[n % apis.length]!.url);
+            return tickets.has(n) ? true : undefined;
+          },
+          `transfer ${n} answered (last: ${lastAnswer.get(n)})`,
+          300,
+        );
+      drilling = false;
+      await miner;
+      assert.deepEqual(unexpected, [], 'no process exited but those killed');
+
+      const answered = [...tickets.values()];
+      assert.equal(new Set(answered).size, answered.length, 'one ticket per transfer');
+      await mineUntilAllEnded(observed, 'every ticket ended', 1_800);
+      await expectNoTicketLost(db, { accepted: answered });
+      await eventually(
+        async () => {
+          const rows = await db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM events WHERE state = 'pending'",
+          );
+          return rows[0]?.n === '0' ? true : undefined;
+        },
+        'every callback event delivered (a killed deliverer’s lease runs 60 s)',
+        1_800,
+      );
+      const tally = await expectEveryEventDelivered(db, receiver, answered);
+      await expectNoOutputBothSpentAndUnspent(db);
+      await expectStoreAndLedgerAgree(observed);
+      await expectSupplyUnchanged(observed);
+      const audit = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/entry.ts', 'audit', '--url', apis[0]!.url, '--admin-key', adminKey],
+        { cwd: ROOT, timeout: 120_000 },
+      ).catch((err: { stdout?: string; stderr?: string; code?: number }) => {
+        assert.fail(`tokenproxy audit exited ${err.code}: ${err.stdout} ${err.stderr}`);
+      });
+      assert.equal((JSON.parse(audit.stdout) as { ok: boolean }).ok, true, audit.stdout);
+      const starts = Object.fromEntries(processes.map((p) => [p.name, p.starts]));
+      t.diagnostic(
+        `${answered.length} tickets MINED; callbacks: ${tally.events} events, ${tally.requests} requests, ${tally.repeated} delivered more than once; starts ${JSON.stringify(starts)}; ${Math.round((Date.now() - started) / 1000)} s`,
+      );
+    } finally {
+      await db.close();
+    }
+  });
+});
