@@ -28,8 +28,8 @@ export interface Counts {
   balanceZeroForFunded: number;
   /** Answers not among the values before and after, while a transfer of the wallet ran: not checkable. */
   balanceUnchecked: number;
-  transferMs: number[];
-  readMs: number[];
+  transferMs: Reservoir;
+  readMs: Reservoir;
 }
 
 export function newCounts(): Counts {
@@ -44,20 +44,34 @@ export function newCounts(): Counts {
     balanceDisagreed: 0,
     balanceZeroForFunded: 0,
     balanceUnchecked: 0,
-    transferMs: [],
-    readMs: [],
+    transferMs: new Reservoir(),
+    readMs: new Reservoir(),
   };
 }
 
-/** Latencies kept: a reservoir, so that a long soak holds a bounded sample. */
+/**
+ * Latencies kept: a reservoir sample of at most KEPT, in memory allocated up front, so that what
+ * the bench keeps does not read as the service's memory growth.
+ */
 const KEPT = 20_000;
-function keep(list: number[], value: number, seen: number): void {
-  if (list.length < KEPT) list.push(value);
-  else {
-    const at = Math.floor(Math.random() * seen);
-    if (at < KEPT) list[at] = value;
+export class Reservoir {
+  readonly #values = new Float64Array(KEPT);
+  #seen = 0;
+
+  add(value: number): void {
+    const at = this.#seen < KEPT ? this.#seen : Math.floor(Math.random() * (this.#seen + 1));
+    if (at < KEPT) this.#values[at] = value;
+    this.#seen++;
+  }
+
+  /** The values kept, ascending. */
+  sorted(): number[] {
+    return [...this.#values.subarray(0, Math.min(this.#seen, KEPT))].sort((a, b) => a - b);
   }
 }
+
+/** Tickets kept for reads: a ring of this many, allocated up front. */
+const TICKETS_KEPT = 256;
 
 export class Traffic {
   readonly counts = newCounts();
@@ -67,7 +81,8 @@ export class Traffic {
   readonly #busy = new Set<string>();
   /** Per wallet: transfers under way touching it, and a count of those answered. */
   readonly #touching = new Map<string, { running: number; answered: number }>();
-  readonly #tickets: string[] = [];
+  readonly #tickets: string[] = new Array<string>(TICKETS_KEPT).fill('');
+  #ticketsSeen = 0;
 
   constructor(
     readonly service: RunningService,
@@ -155,11 +170,10 @@ export class Traffic {
       const ms = performance.now() - started;
       if (res.status === 200) {
         this.counts.transfers++;
-        keep(this.counts.transferMs, ms, this.counts.transfers);
+        this.counts.transferMs.add(ms);
         const id = (res.json as { ticketId?: string }).ticketId;
         if (id !== undefined) {
-          this.#tickets.push(id);
-          if (this.#tickets.length > 1000) this.#tickets.shift();
+          this.#tickets[this.#ticketsSeen++ % TICKETS_KEPT] = id;
         }
       } else if (res.status === 503) this.counts.refusedFunding++;
       else {
@@ -216,14 +230,14 @@ export class Traffic {
         const res = await this.#post('/v1/sync?limit=20&order=desc', [wallet.address]);
         if (res.status !== 200) throw new Error(`sync answered ${res.status}`);
       } else {
-        const id = this.#tickets[Math.floor(Math.random() * this.#tickets.length)];
-        if (id !== undefined) {
+        const id = this.#tickets[Math.floor(Math.random() * Math.min(this.#ticketsSeen, TICKETS_KEPT))];
+        if (id !== undefined && id !== '') {
           const status = await this.#get(`/v2/ticket?ticketID=${id}`);
           if (status !== 200) throw new Error(`ticket answered ${status}`);
         }
       }
       this.counts.reads++;
-      keep(this.counts.readMs, performance.now() - started, this.counts.reads);
+      this.counts.readMs.add(performance.now() - started);
     } catch {
       this.counts.readErrors++;
     }

@@ -4,14 +4,15 @@
 // among themselves, and SOAK_READS reads a second (60) of balances, unspent outputs, the change
 // feed and tickets (soak-traffic.ts). Printed: transfers answered, 503 FUNDING_EXHAUSTED, other
 // refusals, balance answers that were no value the store held while they ran, and the growth of
-// the process's heap plus external memory (after a full GC) per 1,000 transfers, fitted over
-// samples taken every SOAK_SAMPLE_SECONDS (15) after the first tenth of the run (at least 20 s:
-// start-up, caches and the pool's first splits). Targets: 0, 0, 0 and at most 0.5 MB. As a speed
-// figure, the latencies, with their ratio to an idle baseline measured at the start of the run.
+// the process's heap plus external memory (after a full GC) per 1,000 transfers, between two
+// quiet moments: after a warm-up of the first tenth of the run (at least 20 s: start-up, caches,
+// the pool's first splits) and at the end, the load paused and drained each time; under load it
+// is sampled every SOAK_SAMPLE_SECONDS (15) for its range. Targets: 0, 0, 0 and at most 0.5 MB.
+// As a speed figure, the latencies, with their ratio to an idle baseline measured at the start
+// of the run. Run with --expose-gc (the npm script does).
 // At most a second's worth of transfers (and of reads) run at once: a due one is skipped, and
 // counted, while that many are under way, so a machine too slow for the rate shows as a lower
 // rate rather than as a queue that buries the service.
-// Run with --expose-gc (the npm script does).
 import { performance } from 'node:perf_hooks';
 import type { RunningService } from '../src/service.js';
 import { sendFromHeldAddress } from '../src/usecases/supply/send-from-held-address.js';
@@ -33,24 +34,23 @@ if (gc === undefined)
   throw new Error('bench:soak measures memory after a full GC: run node with --expose-gc');
 
 const MB = 1024 * 1024;
-const memory = () => {
+/** The heap and external memory after a full GC, and their sum. */
+const parts = () => {
   gc();
   const m = process.memoryUsage();
-  return m.heapUsed + m.external;
+  return { heap: m.heapUsed, external: m.external, bytes: m.heapUsed + m.external };
 };
+const memory = () => parts().bytes;
 
-/** The least-squares slope of bytes over transfers, in MB per 1,000 transfers. */
-function slope(samples: readonly { transfers: number; bytes: number }[]): number {
-  const n = samples.length;
-  const mx = samples.reduce((s, p) => s + p.transfers, 0) / n;
-  const my = samples.reduce((s, p) => s + p.bytes, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const p of samples) {
-    num += (p.transfers - mx) * (p.bytes - my);
-    den += (p.transfers - mx) ** 2;
+/** Heap plus external memory at a quiet moment: 2 s after the load paused, the least of three readings. */
+async function quietMemory(): Promise<ReturnType<typeof parts>> {
+  await new Promise((r) => setTimeout(r, 2000));
+  const readings: ReturnType<typeof parts>[] = [];
+  for (let i = 0; i < 3; i++) {
+    readings.push(parts());
+    await new Promise((r) => setTimeout(r, 500));
   }
-  return den === 0 ? 0 : ((num / den) * 1000) / MB;
+  return readings.reduce((least, r) => (r.bytes < least.bytes ? r : least));
 }
 
 async function mintCoins(service: RunningService, wallets: readonly ReturnType<typeof party>[]) {
@@ -71,7 +71,6 @@ async function mintCoins(service: RunningService, wallets: readonly ReturnType<t
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
-const sorted = (list: readonly number[]) => [...list].sort((a, b) => a - b);
 
 async function soak(label: string, flags: readonly string[]): Promise<void> {
   const running = await startBenchService(['--block-interval-ms', '1000', ...flags, ...BENCH_SERVICE_FLAGS]);
@@ -93,57 +92,58 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
 
     const traffic = new Traffic(service, wallets, running.adminKey);
     const started = performance.now();
-    const end = started + SECONDS * 1000;
-    const samples: { at: number; transfers: number; bytes: number }[] = [];
-    const sampler = setInterval(() => {
-      samples.push({
-        at: (performance.now() - started) / 1000,
-        transfers: traffic.counts.transfers,
-        bytes: memory(),
-      });
-    }, SAMPLE_SECONDS * 1000);
-    const done = () => performance.now() >= end;
-    const [transfersSkipped, readsSkipped] = await Promise.all([
-      atRate(RATE, Math.max(4, RATE), done, () => {
-        const w = Math.floor(Math.random() * WALLETS);
-        return traffic.transfer(wallets[w]!, wallets[other(w)]!);
-      }),
-      atRate(READS, Math.max(4, READS), done, () => traffic.read()),
-    ]);
+    const skipped = { transfers: 0, reads: 0 };
+    const load = async (until: number) => {
+      const done = () => performance.now() >= until;
+      const [t, r] = await Promise.all([
+        atRate(RATE, Math.max(4, RATE), done, () => {
+          const w = Math.floor(Math.random() * WALLETS);
+          return traffic.transfer(wallets[w]!, wallets[other(w)]!);
+        }),
+        atRate(READS, Math.max(4, READS), done, () => traffic.read()),
+      ]);
+      skipped.transfers += t;
+      skipped.reads += r;
+    };
+    // Memory is compared at two quiet moments (the load paused, what it left under way done), so
+    // that work in flight, which a loaded machine holds longer, does not read as growth.
+    await load(started + WARMUP_SECONDS * 1000);
+    const from = { transfers: traffic.counts.transfers, ...(await quietMemory()) };
+    const devnetFrom = service.parts.devnet?.footprint();
+    const resumed = performance.now();
+    const underLoad: number[] = [];
+    const sampler = setInterval(() => underLoad.push(memory()), SAMPLE_SECONDS * 1000);
+    await load(resumed + (SECONDS - WARMUP_SECONDS) * 1000);
     clearInterval(sampler);
-    samples.push({
-      at: (performance.now() - started) / 1000,
-      transfers: traffic.counts.transfers,
-      bytes: memory(),
-    });
+    const to = { transfers: traffic.counts.transfers, ...(await quietMemory()) };
+    const devnetTo = service.parts.devnet?.footprint();
     await traffic.close();
 
     const c = traffic.counts;
     const seconds = (performance.now() - started) / 1000;
-    const fitted = samples.filter((s) => s.at >= WARMUP_SECONDS);
-    const growth = fitted.length >= 2 ? slope(fitted) : Number.NaN;
-    const first = fitted[0] ?? samples[0]!;
-    const last = samples.at(-1)!;
+    const growth = ((to.bytes - from.bytes) / MB / Math.max(1, to.transfers - from.transfers)) * 1000;
     const others = [...c.otherRefusals].map(([code, n]) => `${code} x${n}`).join(', ') || 'none';
-    const [tSoak, rSoak, tIdle, rIdle] = [
-      c.transferMs,
-      c.readMs,
-      idle.counts.transferMs,
-      idle.counts.readMs,
-    ].map(sorted) as [number[], number[], number[], number[]];
+    const tSoak = c.transferMs.sorted();
+    const rSoak = c.readMs.sorted();
+    const tIdle = idle.counts.transferMs.sorted();
+    const rIdle = idle.counts.readMs.sorted();
     const ratio = (a: number, b: number) => (b > 0 ? `x${(a / b).toFixed(2)}` : 'n/a');
     console.log(
       `bench:soak, ${label} + devnet: ${seconds.toFixed(0)} s at ${RATE} transfers/s and ${READS} reads/s, ${WALLETS} wallets`,
     );
     console.log(
-      `  transfers: ${c.transfers} answered (${(c.transfers / seconds).toFixed(1)}/s); 503 FUNDING_EXHAUSTED: ${c.refusedFunding}; other refusals: ${others}; no free coin: ${c.noCoin}; not sent, a second's worth under way: ${transfersSkipped}`,
+      `  transfers: ${c.transfers} answered (${(c.transfers / seconds).toFixed(1)}/s); 503 FUNDING_EXHAUSTED: ${c.refusedFunding}; other refusals: ${others}; no free coin: ${c.noCoin}; not sent, a second's worth under way: ${skipped.transfers}`,
     );
     console.log(
-      `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${readsSkipped}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed}, answered 0 for a funded wallet ${c.balanceZeroForFunded}, not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
+      `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${skipped.reads}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed}, answered 0 for a funded wallet ${c.balanceZeroForFunded}, not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
     );
     console.log(
-      `  memory (heap + external after GC): ${(first.bytes / MB).toFixed(1)} MB at ${first.at.toFixed(0)} s (${first.transfers} transfers) -> ${(last.bytes / MB).toFixed(1)} MB at ${last.at.toFixed(0)} s (${last.transfers}); growth ${growth.toFixed(3)} MB per 1,000 transfers (least squares over ${fitted.length} samples)`,
+      `  memory (heap + external after a full GC, load paused): ${(from.bytes / MB).toFixed(1)} MB after the ${WARMUP_SECONDS} s warm-up (${from.transfers} transfers) -> ${(to.bytes / MB).toFixed(1)} MB at the end (${to.transfers}): ${growth.toFixed(3)} MB per 1,000 transfers (heap ${(((to.heap - from.heap) / MB / Math.max(1, to.transfers - from.transfers)) * 1000).toFixed(3)}, external ${(((to.external - from.external) / MB / Math.max(1, to.transfers - from.transfers)) * 1000).toFixed(3)}); under load ${(Math.min(...underLoad) / MB).toFixed(1)}-${(Math.max(...underLoad) / MB).toFixed(1)} MB`,
     );
+    if (devnetFrom !== undefined && devnetTo !== undefined)
+      console.log(
+        `  devnet (in the service's process) at the same moments: live UTXOs ${devnetFrom.utxos} -> ${devnetTo.utxos}, headers ${devnetFrom.headers} -> ${devnetTo.headers}, mempool ${devnetFrom.mempool} -> ${devnetTo.mempool}, rejected ${devnetFrom.rejected} -> ${devnetTo.rejected}`,
+      );
     console.log(
       `  latency: transfer p50 ${ms(percentile(tSoak, 50))} p99 ${ms(percentile(tSoak, 99))} (p50 ${ratio(percentile(tSoak, 50), percentile(tIdle, 50))} of the idle baseline's ${ms(percentile(tIdle, 50))}); read p50 ${ms(percentile(rSoak, 50))} p99 ${ms(percentile(rSoak, 99))} (p50 ${ratio(percentile(rSoak, 50), percentile(rIdle, 50))} of the idle baseline's ${ms(percentile(rIdle, 50))})`,
     );
