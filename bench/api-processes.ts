@@ -15,10 +15,26 @@ import type { Db } from '../src/store/db/db.js';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
 import { figuresOf, type TransferFigures, WARMUP_SECONDS } from './api-transfers.js';
-import { batchFiguresOf, describeBatches, describeEventLoop, scrapeMetrics } from './batch-metrics.js';
+import {
+  batchFiguresOf,
+  describeBatches,
+  describeEventLoop,
+  gaugeValue,
+  scrapeMetrics,
+} from './batch-metrics.js';
 import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
 import { describeCpu, describeSwitches, sampleCpu } from './cpu-accounts.js';
-import { CeilingSamples } from './crypto-ceiling.js';
+import { CeilingSamples, type CryptoSpeed } from './crypto-ceiling.js';
+import {
+  backendPids,
+  cryptoCpu,
+  devnetCounts,
+  formatEfficiency,
+  OWN_SIGNS,
+  OWN_VERIFIES,
+  rowWritesOf,
+  walPosition,
+} from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { startChild, stopAllChildren } from './load/processes.js';
 import { prepare } from './load/world.js';
@@ -27,6 +43,9 @@ import { submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
+/** Transfers a second sent on a fixed schedule (open loop) instead of CONCURRENCY closed loops. */
+const ARRIVAL_RATE =
+  process.env.BENCH_ARRIVAL_RATE === undefined ? undefined : Number(process.env.BENCH_ARRIVAL_RATE);
 const ENTRY = 'src/cli/entry.ts';
 const GENESIS_SATOSHIS = 50_000_000_000n;
 /** A folder: the service process's CPU profile is written there at its exit (node --cpu-prof). */
@@ -81,18 +100,35 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
       ],
     );
+    // PostgreSQL's CPU: the backends of the run's database and the WAL writer, not the other
+    // databases' backends of a shared server (refreshed: the service opens connections as it warms).
+    let backends = await backendPids(database.url);
+    const refreshing = setInterval(() => {
+      backendPids(database.url).then(
+        (pids) => {
+          backends = new Set([...backends, ...pids]);
+        },
+        () => {},
+      );
+    }, 1000);
+    refreshing.unref(); // a failed run must not be kept alive by it
     const groups = {
       service: (pid: number) => pid === service.pid,
       devnet: (pid: number) => pid === devnet.pid,
-      postgres: (_: number, cmd: string) => cmd.startsWith('postgres') || cmd.includes('/bin/postgres'),
+      postgres: (pid: number, cmd: string) => backends.has(pid) || /^postgres: (\S+: )?walwriter/.test(cmd),
       wallets: (pid: number) => pid === process.pid,
     };
+    const arcUrl = shared[shared.indexOf('--arc-url') + 1]!;
+    const speeds: CryptoSpeed[] = [];
+    for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
     const authorization = `Bearer ${prepared.adminKey!}`;
     const writesBefore = await tableWrites(database.url);
+    const walBefore = await walPosition(database.url);
     const ceiling = new CeilingSamples();
     ceiling.sample();
     let before = sampleCpu(groups);
     let metricsBefore: Promise<string> = Promise.resolve('');
+    let devnetBefore: ReturnType<typeof devnetCounts> = Promise.resolve({ signs: 0, verifies: 0 });
     const started = performance.now();
     const run = await submitTransfers({
       url: service.announced,
@@ -101,12 +137,16 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       warmupSeconds: WARMUP_SECONDS,
       seconds: SECONDS,
       concurrency: CONCURRENCY,
+      ...(ARRIVAL_RATE !== undefined && { arrivalRate: ARRIVAL_RATE }),
       onMeasuring: () => {
         before = sampleCpu(groups);
         metricsBefore = scrapeMetrics(service.announced, authorization);
+        devnetBefore = devnetCounts(arcUrl);
       },
     });
     const after = sampleCpu(groups);
+    const devnetAfter = await devnetCounts(arcUrl);
+    clearInterval(refreshing);
     console.log(`  ${describeCpu(before, after, run.latencies.length)}`);
     console.log(`  ${describeSwitches(before, after, run.latencies.length)}`);
     const metrics = await scrapeMetrics(service.announced, authorization);
@@ -114,23 +154,62 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       `  batches in the window: ${describeBatches(batchFiguresOf(metrics, await metricsBefore))}; ${describeEventLoop(metrics)}`,
     );
     await untilMined(database.url, run.ticketIds);
+    const mined = performance.now();
+    const walAfter = await walPosition(database.url);
+    await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
+    const writesAfter = await tableWrites(database.url);
     if (process.env.BENCH_DETAIL === '1') {
-      await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
       console.log('  row writes per transfer, from the submission to MINED:');
-      for (const line of describeTableWrites(
-        writesBefore,
-        await tableWrites(database.url),
-        run.ticketIds.length,
-      ))
+      for (const line of describeTableWrites(writesBefore, writesAfter, run.ticketIds.length))
         console.log(`    ${line}`);
     }
-    const mined = performance.now();
+    for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    const speed = { sign: median(speeds.map((s) => s.sign)), verify: median(speeds.map((s) => s.verify)) };
+    const own = OWN_SIGNS * speed.sign + OWN_VERIFIES * speed.verify;
+    const inWindow = run.latencies.length;
+    const cpuOf = (group: string) => (after.groups.get(group) ?? 0) - (before.groups.get(group) ?? 0);
+    const devnetVerifies = devnetAfter.verifies - (await devnetBefore).verifies;
+    const heldSeconds =
+      gaugeValue(metrics, 'tokenproxy_score_lock_held_seconds_total') -
+      gaugeValue(await metricsBefore, 'tokenproxy_score_lock_held_seconds_total');
+    const rawBytes = await meanRawBytes(database.url);
     ceiling.sample();
+    console.log(
+      `  ${formatEfficiency({
+        hostCpu: (cpuOf('service') + cpuOf('postgres')) / inWindow / own,
+        ...rowWritesOf(writesBefore, writesAfter, run.ticketIds.length),
+        wal: Number(walAfter - walBefore) / run.ticketIds.length / rawBytes,
+        scoreLockUnits: (heldSeconds / inWindow) * ceiling.median,
+        scoreLockHeldPercent: (heldSeconds / ((after.at - before.at) / 1000)) * 100,
+        devnet: cpuOf('devnet') / (devnetVerifies * speed.verify),
+      })}`,
+    );
+    console.log(
+      `  (own signatures ${OWN_SIGNS} signs + ${OWN_VERIFIES} verifies = ${(own * 1000).toFixed(3)} ms a transfer; ` +
+        `devnet ${(devnetVerifies / inWindow).toFixed(1)} verifies a transfer; raw tx ${rawBytes.toFixed(0)} bytes; ` +
+        `score lock ${((heldSeconds * 1000) / inWindow).toFixed(3)} ms a transfer; WAL cluster-wide)`,
+    );
     return figuresOf(run, (mined - started) / 1000, ceiling);
   } finally {
     await stopAllChildren();
     await database.drop().catch((err) => console.error('could not drop the database:', err));
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The mean size of the transfers' completed transactions, bytes. */
+async function meanRawBytes(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT avg(octet_length(t.raw_tx))::text AS n FROM transactions t
+        WHERE EXISTS (SELECT 1 FROM token_outputs o WHERE o.txid = t.txid AND o.op = 'transfer')`,
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
   }
 }
 

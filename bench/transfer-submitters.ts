@@ -1,6 +1,7 @@
 // The submitters of the transfer benchmarks: CONCURRENCY loops over keep-alive connections, each
 // posting the next prepared transfer (POST /v2/transfer) until the time is up or none is left.
 // A refusal stops the run: every prepared transfer is valid, so a refusal is a bug to see.
+// With `arrivalRate` (BENCH_ARRIVAL_RATE) the loop is open instead: a fixed rate of arrivals.
 //
 // The first `warmupSeconds` are not measured: a service's first requests pay for its cold start
 // (connections opened, statements prepared and planned, a cold cosigning thread, the first
@@ -22,6 +23,12 @@ export interface SubmitPlan {
   /** The measured window's length. */
   readonly seconds: number;
   readonly concurrency: number;
+  /**
+   * Open loop: transfers a second, each sent at its scheduled time whether or not earlier ones
+   * were answered, its latency counted from that time (a queue in the tool counts, so a service
+   * that cannot keep up shows it); `concurrency` then only bounds the connections.
+   */
+  readonly arrivalRate?: number;
   /** Called once when the measured window opens (e.g. to sample CPU there). */
   readonly onMeasuring?: () => void;
 }
@@ -50,31 +57,46 @@ export async function submitTransfers(plan: SubmitPlan): Promise<SubmitRun> {
   const opening = setTimeout(() => plan.onMeasuring?.(), plan.warmupSeconds * 1000);
   let lastAnswer = measuring;
   const submitter = async () => {
-    while (performance.now() < deadline && next < plan.bodies.length) {
-      const body = plan.bodies[next++]!;
-      const t = performance.now();
-      const measured = t >= measuring;
-      const res = await pool.request({
-        path: '/v2/transfer',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: plan.authorization },
-        body,
-      });
-      const text = await res.body.text();
-      const answered = performance.now();
-      if (res.statusCode !== 200) throw new Error(`transfer refused: ${res.statusCode} ${text}`);
-      ticketIds.push((JSON.parse(text) as { ticketId: string }).ticketId);
-      if (measured) {
-        latencies.push(answered - t);
-        lastAnswer = Math.max(lastAnswer, answered);
-      } else {
-        warmup.transfers++;
-        warmup.maxMs = Math.max(warmup.maxMs, answered - t);
-      }
+    while (performance.now() < deadline && next < plan.bodies.length)
+      await send(plan.bodies[next++]!, performance.now());
+  };
+  // Open loop: one request per scheduled instant, none waiting for another's answer.
+  const scheduled = async () => {
+    const rate = plan.arrivalRate!;
+    const start = performance.now();
+    const sent: Promise<void>[] = [];
+    for (let i = 0; next < plan.bodies.length; i++) {
+      const at = start + (i * 1000) / rate;
+      if (at >= deadline) break;
+      const wait = at - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      sent.push(send(plan.bodies[next++]!, at));
+    }
+    await Promise.all(sent);
+  };
+  const send = async (body: string, t: number) => {
+    const measured = t >= measuring;
+    const res = await pool.request({
+      path: '/v2/transfer',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: plan.authorization },
+      body,
+    });
+    const text = await res.body.text();
+    const answered = performance.now();
+    if (res.statusCode !== 200) throw new Error(`transfer refused: ${res.statusCode} ${text}`);
+    ticketIds.push((JSON.parse(text) as { ticketId: string }).ticketId);
+    if (measured) {
+      latencies.push(answered - t);
+      lastAnswer = Math.max(lastAnswer, answered);
+    } else {
+      warmup.transfers++;
+      warmup.maxMs = Math.max(warmup.maxMs, answered - t);
     }
   };
   try {
-    await Promise.all(Array.from({ length: plan.concurrency }, submitter));
+    if (plan.arrivalRate !== undefined) await scheduled();
+    else await Promise.all(Array.from({ length: plan.concurrency }, submitter));
   } finally {
     clearTimeout(opening);
     await pool.close();

@@ -7,8 +7,19 @@ import type * as Secp256k1 from 'secp256k1';
 const require = createRequire(import.meta.url);
 const secp = require('secp256k1/bindings') as typeof Secp256k1;
 
+// Operations this process ran, counted: a benchmark divides a process's CPU by the signature work
+// it really did (the devnet's verifies: GET /v1/devnet/counts; docs/performance.md "Efficiency").
+let signs = 0;
+let verifies = 0;
+
+/** Signatures made and verifications run by this process so far (this thread: workers count apart). */
+export function signatureCounts(): { readonly signs: number; readonly verifies: number } {
+  return { signs, verifies };
+}
+
 /** Signs a 32-byte digest; returns the strict DER encoding of a low-S signature (no sighash byte). */
 export function signDigest(digest: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  signs++;
   const { signature } = secp.ecdsaSign(digest, privateKey);
   return secp.signatureExport(signature);
 }
@@ -18,6 +29,7 @@ export function signDigest(digest: Uint8Array, privateKey: Uint8Array): Uint8Arr
  * High-S signatures fail, as libsecp256k1 (and the network's LOW_S rule) requires.
  */
 export function verifyDigest(derSignature: Uint8Array, digest: Uint8Array, publicKey: Uint8Array): boolean {
+  verifies++;
   try {
     const compact = secp.signatureImport(derSignature);
     return secp.ecdsaVerify(compact, digest, publicKey);

@@ -5,6 +5,7 @@
 // process doing the work, so a deployment's figure is the sum over its processes.
 // Gauges read from the database at scrape time live in service-gauges.ts.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { scoreLockTotals } from '../store/db/score-lock-timing.js';
 
 export interface ServiceMetrics {
   readonly registry: Registry;
@@ -124,6 +125,27 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       registers: [registry],
     }),
   };
+  // The score lock's serial time, read from the store's totals as Prometheus scrapes.
+  const scoreLock = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect(this: Counter) {
+        this.reset();
+        this.inc(read());
+      },
+    });
+  scoreLock(
+    'tokenproxy_score_lock_held_seconds_total',
+    'Time this process held the change feed score lock, seconds.',
+    () => scoreLockTotals().heldSeconds,
+  );
+  scoreLock(
+    'tokenproxy_score_lock_holds_total',
+    'Transactions of this process that held the change feed score lock.',
+    () => scoreLockTotals().holds,
+  );
   // Every outcome shows from the start (at 0), so that rates and alerts have a series to read.
   for (const outcome of CALLBACK_OUTCOMES) metrics.callbackAttempts.inc({ outcome }, 0);
   for (const outcome of ['ok', 'error']) metrics.trackerRounds.inc({ outcome }, 0);

@@ -30,7 +30,7 @@ describe('bench: transfer submitters', () => {
 
   it('leaves the warm-up out of the measured figures and opens the window once', async () => {
     answered = 0;
-    const bodies = Array.from({ length: 20_000 }, (_, i) => `{"n":${i}}`);
+    const bodies = Array.from({ length: 20_000 }, (_, i) => `{"ticketId":"t${i}"}`);
     let opened = 0;
     const run = await submitTransfers({
       url,
@@ -54,6 +54,24 @@ describe('bench: transfer submitters', () => {
     assert.equal(new Set(run.ticketIds).size, run.ticketIds.length);
     assert.ok(run.seconds > 0.4 && run.seconds < 2, `window ${run.seconds} s`);
     assert.equal(run.ranOut, false);
+  });
+
+  it('sends at the arrival rate in the open loop, however fast the answers come', async () => {
+    answered = 10;
+    const bodies = Array.from({ length: 20_000 }, (_, i) => `{"ticketId":"t${i}"}`);
+    const run = await submitTransfers({
+      url,
+      authorization: 'Bearer x',
+      bodies,
+      warmupSeconds: 0.2,
+      seconds: 0.6,
+      concurrency: 8,
+      arrivalRate: 100,
+    });
+    // 100 a second for 0.8 s: 80 sent, where 8 closed loops on 2 ms answers would send hundreds.
+    const sent = run.ticketIds.length;
+    assert.ok(sent >= 75 && sent <= 81, `sent ${sent}`);
+    assert.ok(run.latencies.length >= 55 && run.latencies.length <= 61, `measured ${run.latencies.length}`);
   });
 
   it('refuses a run whose transfers ran out before the window opened', async () => {

@@ -4,6 +4,7 @@
 //   POST /v1/txs     hex lines, [{"rawTx": hex}, ...], or concatenated raw bytes; answers an array,
 //                    one status (or problem) per transaction, in the order given
 //   GET  /v1/tx/:id  status (404 when unknown)      GET /v1/policy      GET /v1/health
+//   GET  /v1/devnet/counts  signatures made and verified by this process (not ARC; benchmarks)
 //   POST /devnet/mine?blocks=N                       GET /devnet/tip    GET /devnet/blocks/:height
 //   GET  /api/v1/chain/tip/longest                   the tip as a Block Headers Service answers it
 //   POST /devnet/reorg?depth=N[&drop=txid,txid]      (JSON body {drop?, include?: [hex]} also taken)
@@ -12,6 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Transaction, Utils } from '@bsv/sdk';
 import { bearerMatches } from '../../crypto/same-secret.js';
+import { signatureCounts } from '../../crypto/secp256k1.js';
 import { readBodyWithin } from '../../process/request-body.js';
 import { type BroadcastResult, LedgerUnavailableError } from '../port.js';
 import { ArcCallbackSender, type CallbackSenderOptions, type CallbackTarget } from './arc-callback-sender.js';
@@ -87,6 +89,8 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
     const path = url.pathname.replace(/\/+$/, '');
     const method = req.method ?? 'GET';
     if (method === 'GET' && path === '/v1/health') return { code: 200, body: healthBody() };
+    // Not ARC: the devnet's own signature work, for benchmarks (bench/api-processes.ts).
+    if (method === 'GET' && path === '/v1/devnet/counts') return { code: 200, body: signatureCounts() };
     if (method === 'GET' && path === '/v1/policy') {
       return {
         code: 200,

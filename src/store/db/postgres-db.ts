@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 import type { Db, Queryable, Row, SqlValue } from './db.js';
+import { recordScoreLockHeld, takesScoreLock } from './score-lock-timing.js';
 import { closableTx, TransactionScope } from './transaction-scope.js';
 import { pgParserOverrides, type TextParser } from './wire-types.js';
 
@@ -151,7 +152,12 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
         broken ??= err;
       };
       client.on('error', onLost);
-      const { tx, close } = closableTx((sql, params) => run(client, sql, params));
+      // When this transaction sent the statement taking the score lock (score-lock-timing.ts).
+      let scoreLockSentAt: number | undefined;
+      const { tx, close } = closableTx((sql, params) => {
+        if (scoreLockSentAt === undefined && takesScoreLock(sql, params)) scoreLockSentAt = performance.now();
+        return run(client, sql, params);
+      });
       try {
         await client.query(BEGIN_PLANNED_ONCE);
         const result = await scope.run(() => fn(tx));
@@ -166,6 +172,7 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
         }
         throw err;
       } finally {
+        if (scoreLockSentAt !== undefined) recordScoreLockHeld(scoreLockSentAt);
         close();
         client.removeListener('error', onLost);
         client.release(broken);
