@@ -20,7 +20,12 @@ import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 const dir = mkdtempSync(join(tmpdir(), 'tokenproxy-keys-setup-'));
 const captured = () => {
   let text = '';
-  return { out: (t: string) => void (text += t), text: () => text };
+  return {
+    out: (t: string) => {
+      text += t;
+    },
+    text: () => text,
+  };
 };
 /** KEY=value lines (comments dropped) as an environment. */
 const envOf = (text: string) =>
