@@ -95,14 +95,17 @@ describe('live change feed (GET /v2/sync/stream)', () => {
     streams.push(s);
     return s;
   };
-  const activity = async (n: number) => {
+  const activity = async (n: number, afterEach: () => Promise<void> = async () => undefined) => {
     const { ctx, keys } = service.parts;
-    for (let i = 0; i < n; i++)
+    for (let i = 0; i < n; i++) {
       await mintTokens(ctx, keys.mint, {
         to: i % 2 === 0 ? alice.address : bob.address,
         amount: BigInt(1000 + i),
       });
+      await afterEach();
+    }
     await service.parts.devnet!.mine(1);
+    await afterEach();
   };
   const settled = async () => {
     // Every ticket past broadcasting and mined where the devnet mined it: the feed stands still.
@@ -136,14 +139,32 @@ describe('live change feed (GET /v2/sync/stream)', () => {
     assert.equal(whole.status, 200);
     assert.match(whole.headers?.get('content-type') ?? '', /^text\/event-stream/);
     assert.equal(whole.headers?.get('access-control-allow-origin'), '*');
-    // Live: more records while it is open, then the same comparison.
-    await activity(4);
+    // Live: more records while it is open, then the same comparison. A /v1/sync poller pages
+    // after each write meanwhile: every version it reads, the stream must carry too.
+    const polled: Rec[] = [];
+    const poll = async () => {
+      for (;;) {
+        const from = (polled.at(-1)?.score ?? expected.at(-1)!.score) + 1;
+        const page = (await http(url, 'GET', `/v1/sync?from=${from}&limit=50`)).json as Rec[];
+        if (page.length === 0) return;
+        polled.push(...page);
+      }
+    };
+    await activity(4, poll);
     await settled();
+    await poll();
     expected = await syncAll(url);
     const lastScore = expected.at(-1)!.score;
     await whole.until(() => Number(whole.lastId) >= lastScore, 20_000, 'the live records');
     await new Promise((r) => setTimeout(r, 500)); // nothing more may come
     assert.deepEqual(latestOf(recordsOf(whole)), expected.map(keyOf));
+    const streamed = new Set(recordsOf(whole).map(keyOf));
+    assert.ok(polled.length >= 5, `polled ${polled.length}`);
+    assert.deepEqual(
+      polled.map(keyOf).filter((k) => !streamed.has(k)),
+      [],
+      'every version a poller read was streamed',
+    );
     const aliceExpected = await syncOf(url, [alice.address]);
     const aliceLast = aliceExpected.at(-1)!.score;
     await ofAlice.until(() => Number(ofAlice.lastId) >= aliceLast, 20_000, "alice's records");
