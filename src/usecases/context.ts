@@ -6,8 +6,8 @@ import type { TokenConfig } from '../domain/token-config.js';
 import type { Ledger } from '../ledger/port.js';
 import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db/db.js';
-import type { IssuerControls } from './controls/transfer-controls.js';
-import type { BroadcastQueue } from './submit/broadcast-queue.js';
+import type { IssuerControls } from './controls/control-settings.js';
+import type { BroadcastQueue } from './submit/broadcast-port.js';
 import type { SubmissionPipeline } from './submit/submission-pipeline.js';
 
 export interface TrackerSettings {

@@ -16,25 +16,7 @@ import type { Refusal } from '../../domain/transfer-refusal.js';
 import { recordControlEvent } from '../../store/controls/control-events.js';
 import type { ServiceContext } from '../context.js';
 
-export interface ScreeningSettings {
-  readonly url: string;
-  readonly timeoutMs: number;
-  /** What a timeout or a failed answer means. */
-  readonly onTimeout: 'refuse' | 'allow';
-}
-
-/** What the controls are told to count (metrics: control-metrics.ts). */
-export interface ControlCounters {
-  change(action: string): void;
-  refused(code: string): void;
-  screened(outcome: 'allow' | 'deny' | 'timeout', seconds: number): void;
-}
-
-export interface IssuerControls {
-  readonly limits: AmountLimits;
-  readonly screening: ScreeningSettings | null;
-  readonly counted?: ControlCounters;
-}
+export type { ControlCounters, IssuerControls, ScreeningSettings } from './control-settings.js';
 
 /** What the batch's look-ups said about the controls. */
 export interface ControlLookups {

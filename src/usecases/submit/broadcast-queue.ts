@@ -8,21 +8,10 @@ import { LedgerUnavailableError } from '../../ledger/port.js';
 import { createBatcher } from '../../process/batcher.js';
 import type { ServiceContext } from '../context.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../track/apply-ledger-status.js';
-import { type BroadcastOutcome, verdictOf } from './broadcast-ticket.js';
+import type { BroadcastItem, BroadcastOutcome, BroadcastQueue } from './broadcast-port.js';
+import { verdictOf } from './broadcast-ticket.js';
 
-export interface BroadcastItem {
-  readonly ticketId: string;
-  readonly txid: string;
-  readonly rawTx: Uint8Array;
-}
-
-export interface BroadcastQueue {
-  /** Queues the ticket's final transaction for the next broadcast batch; resolves with its outcome once the
-   *  ledger's answer has been applied to the store and committed. Ledger trouble is an outcome ('unavailable'), not a rejection. */
-  enqueue(item: BroadcastItem): Promise<BroadcastOutcome>;
-  /** Flushes what is queued and stops. */
-  close(): Promise<void>;
-}
+export type { BroadcastItem, BroadcastQueue } from './broadcast-port.js';
 
 const DEFAULT_MAX_BATCH = 256;
 

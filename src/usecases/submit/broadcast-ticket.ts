@@ -3,14 +3,12 @@
 // the tracker to try again. One at a time here (mint, burn, the v1 route); the api's transfers
 // go through the broadcast queue (broadcast-queue.ts), which sends and applies them in batches
 // with the same answers (verdictOf).
-import { type BroadcastResult, LedgerUnavailableError, type TxStatus } from '../../ledger/port.js';
+import { type BroadcastResult, LedgerUnavailableError } from '../../ledger/port.js';
 import type { ServiceContext } from '../context.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../track/apply-ledger-status.js';
+import type { BroadcastOutcome } from './broadcast-port.js';
 
-export type BroadcastOutcome =
-  | { readonly kind: 'accepted'; readonly status: TxStatus }
-  | { readonly kind: 'rejected'; readonly reason: string; readonly arcCode: number }
-  | { readonly kind: 'unavailable'; readonly reason: string };
+export type { BroadcastOutcome } from './broadcast-port.js';
 
 /** What a broadcast's answer tells the caller, and what it writes (null: nothing to write). */
 export function verdictOf(
