@@ -173,7 +173,7 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     const heldSeconds =
       gaugeValue(metrics, 'tokenproxy_score_lock_held_seconds_total') -
       gaugeValue(await metricsBefore, 'tokenproxy_score_lock_held_seconds_total');
-    const rawBytes = await meanRawBytes(database.url);
+    const rawBytes = await meanRawBytes(database.url, run.ticketIds);
     ceiling.sample();
     console.log(
       `  ${formatEfficiency({
@@ -198,14 +198,15 @@ export async function processTransfers(serverUrl: string, count: number): Promis
   }
 }
 
-/** The mean size of the transfers' completed transactions, bytes. */
-async function meanRawBytes(url: string): Promise<number> {
+/** The mean size of the run's completed transactions (its tickets'), bytes. */
+async function meanRawBytes(url: string, ticketIds: readonly string[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>(
-      `SELECT avg(octet_length(t.raw_tx))::text AS n FROM transactions t
-        WHERE EXISTS (SELECT 1 FROM token_outputs o WHERE o.txid = t.txid AND o.op = 'transfer')`,
+      `SELECT avg(octet_length(t.raw_tx))::text AS n
+         FROM tickets k JOIN transactions t ON t.txid = k.txid WHERE k.id = ANY($1::uuid[])`,
+      [ticketIds],
     );
     return Number(rows[0]!.n);
   } finally {
