@@ -268,6 +268,41 @@ export function breaches(imports: readonly Import[], writes: ReadonlySet<string>
   return out;
 }
 
+/** The import circles among files (type-only imports count): each circle's files, sorted. */
+export function importCircles(list: readonly Import[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const i of list) next.set(i.from, [...(next.get(i.from) ?? []), i.target]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!next.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const circle: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        onStack.delete(w);
+        circle.push(w);
+        if (w === v) break;
+      }
+      if (circle.length > 1) circles.push(circle.sort());
+    }
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return circles;
+}
+
 const sources = tsFiles(SRC).map((file) => ({ path: repoPath(file), text: readFileSync(file, 'utf8') }));
 const imports = sources.flatMap((s) => importsOf(join(ROOT, s.path), s.text));
 const writes = storeWrites(sources.filter((s) => s.path.startsWith('src/store/')));
@@ -326,6 +361,20 @@ describe('import floors', () => {
     assert.deepEqual(rules('http/routes/x.ts', http), ['http writes through use cases']);
     const read = "import { frozenHoldings, type Freeze } from '../../store/controls/freeze-store.js';";
     assert.deepEqual(rules('http/routes/x.ts', read), []);
+  });
+
+  it('no module of domain, store or usecases is on an import circle', () => {
+    const circles = importCircles(imports).filter((circle) =>
+      circle.some((f) => /^src\/(domain|store|usecases)\//.test(f)),
+    );
+    assert.deepEqual(circles, []);
+    // The finder finds one.
+    const a = "import type { B } from './b.js';";
+    const b = "import { a } from './a.js';";
+    assert.deepEqual(
+      importCircles([...importsOf(join(SRC, 'store/a.ts'), a), ...importsOf(join(SRC, 'store/b.ts'), b)]),
+      [['src/store/a.ts', 'src/store/b.ts']],
+    );
   });
 
   it('tells a store write from a read', () => {
