@@ -24,7 +24,7 @@ export interface Counts {
   balanceReads: number;
   /** Balance answers that were no value the store held while the read ran. */
   balanceDisagreed: number;
-  /** Zero answered for a wallet the store says holds tokens before and after the read. */
+  /** Of those, zero answered for a wallet the store says holds tokens. */
   balanceZeroForFunded: number;
   /** Answers not among the values before and after, while a transfer of the wallet ran: not checkable. */
   balanceUnchecked: number;
@@ -84,13 +84,18 @@ export class Traffic {
   readonly #tickets: string[] = new Array<string>(TICKETS_KEPT).fill('');
   #ticketsSeen = 0;
 
+  /** Each wallet's own API key (read and submit), by address: wallets do not share a key. */
+  readonly #keys = new Map<string, string>();
+
   constructor(
     readonly service: RunningService,
     readonly wallets: readonly Party[],
     adminKey: string,
+    walletKeys: readonly string[],
   ) {
     this.#pool = new Pool(service.url!, { connections: 64, pipelining: 1 });
     this.#auth = `Bearer ${adminKey}`;
+    for (const [i, w] of wallets.entries()) this.#keys.set(w.address, `Bearer ${walletKeys[i]!}`);
     for (const w of wallets) this.#touching.set(w.address, { running: 0, answered: 0 });
   }
 
@@ -98,11 +103,15 @@ export class Traffic {
     await this.#pool.close();
   }
 
-  async #post(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  async #post(path: string, body: unknown, as: Party): Promise<{ status: number; json: unknown }> {
     const res = await this.#pool.request({
       path,
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: this.#auth },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        authorization: this.#keys.get(as.address)!,
+      },
       body: JSON.stringify(body),
     });
     const text = await res.body.text();
@@ -124,7 +133,7 @@ export class Traffic {
   /** One transfer from `from` to `to`: a coin of `from`'s read from the service, sent whole less the fee. */
   async transfer(from: Party, to: Party): Promise<void> {
     const { token } = this.service.parts.ctx;
-    const page = await this.#post('/v2/utxos?size=50&order=desc', [from.address]);
+    const page = await this.#post('/v2/utxos?size=50&order=desc', [from.address], from);
     const listed = page.json as { outpoint: string; data: { bsv21: { amt: number } } }[];
     const coins = listed.map((c) => {
       const cut = c.outpoint.lastIndexOf('_');
@@ -166,7 +175,7 @@ export class Traffic {
         signer: from,
       });
       const started = performance.now();
-      const res = await this.#post('/v2/transfer', { rawtx: Buffer.from(raw).toString('base64') });
+      const res = await this.#post('/v2/transfer', { rawtx: Buffer.from(raw).toString('base64') }, from);
       const ms = performance.now() - started;
       if (res.status === 200) {
         this.counts.transfers++;
@@ -204,16 +213,19 @@ export class Traffic {
     const quietBefore = touching.running === 0;
     const answeredBefore = touching.answered;
     const before = await this.#truth(wallet.address);
-    const res = await this.#post('/v2/balance', [wallet.address]);
+    const res = await this.#post('/v2/balance', [wallet.address], wallet);
     const after = await this.#truth(wallet.address);
     const quiet = quietBefore && touching.running === 0 && touching.answered === answeredBefore;
     if (res.status !== 200) throw new Error(`balance read answered ${res.status}`);
     const amt = BigInt((res.json as { amt: number }[])[0]!.amt);
     this.counts.balanceReads++;
     if (amt === before || amt === after) return;
-    if (amt === 0n && before > 0n && after > 0n) this.counts.balanceZeroForFunded++;
-    if (quiet) this.counts.balanceDisagreed++;
-    else this.counts.balanceUnchecked++;
+    if (!quiet) {
+      this.counts.balanceUnchecked++;
+      return;
+    }
+    this.counts.balanceDisagreed++;
+    if (amt === 0n && before > 0n) this.counts.balanceZeroForFunded++;
   }
 
   /** One read of a random kind about a random wallet. */
@@ -224,10 +236,10 @@ export class Traffic {
     try {
       if (kind === 0) await this.#balanceRead(wallet);
       else if (kind === 1) {
-        const res = await this.#post('/v2/utxos?size=20', [wallet.address]);
+        const res = await this.#post('/v2/utxos?size=20', [wallet.address], wallet);
         if (res.status !== 200) throw new Error(`utxos answered ${res.status}`);
       } else if (kind === 2) {
-        const res = await this.#post('/v1/sync?limit=20&order=desc', [wallet.address]);
+        const res = await this.#post('/v1/sync?limit=20&order=desc', [wallet.address], wallet);
         if (res.status !== 200) throw new Error(`sync answered ${res.status}`);
       } else {
         const id = this.#tickets[Math.floor(Math.random() * Math.min(this.#ticketsSeen, TICKETS_KEPT))];

@@ -1,7 +1,7 @@
 // bench:soak: the service in this process (embedded devnet mining a block a second; PGlite, or
 // PostgreSQL in a fresh database on the server of DATABASE_URL) under a steady load for
 // SOAK_SECONDS (default 180): SOAK_WALLETS wallets (8) transferring SOAK_RATE times a second (20)
-// among themselves, and SOAK_READS reads a second (60) of balances, unspent outputs, the change
+// among themselves (each wallet with an API key of its own), and SOAK_READS reads a second (60) of balances, unspent outputs, the change
 // feed and tickets (soak-traffic.ts). Printed: transfers answered, 503 FUNDING_EXHAUSTED, other
 // refusals, balance answers that were no value the store held while they ran, and the growth of
 // the process's heap plus external memory (after a full GC) per 1,000 transfers, between two
@@ -15,6 +15,7 @@
 // rate rather than as a queue that buries the service.
 import { performance } from 'node:perf_hooks';
 import type { RunningService } from '../src/service.js';
+import { createApiKey } from '../src/store/access/api-keys-store.js';
 import { sendFromHeldAddress } from '../src/usecases/supply/send-from-held-address.js';
 import { party } from '../test/support/token-world.js';
 import { BENCH_SERVICE_FLAGS, startBenchService, withBenchDatabase } from './bench-service.js';
@@ -78,10 +79,20 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     const { service } = running;
     const wallets = Array.from({ length: WALLETS }, (_, i) => party(`soak wallet ${i}`));
     await mintCoins(service, wallets);
+    const keys: string[] = [];
+    for (const w of wallets)
+      keys.push(
+        (
+          await createApiKey(service.parts.ctx.db, service.parts.masterKey, {
+            name: w.name,
+            scopes: ['read', 'submit'],
+          })
+        ).key,
+      );
     const other = (w: number) => (w + 1 + Math.floor(Math.random() * (WALLETS - 1))) % WALLETS;
 
     // The baseline: the idle service, one transfer or read at a time.
-    const idle = new Traffic(service, wallets, running.adminKey);
+    const idle = new Traffic(service, wallets, running.adminKey, keys);
     const baselineEnd = performance.now() + BASELINE_SECONDS * 1000;
     for (let i = 0; performance.now() < baselineEnd; i++) {
       const w = i % WALLETS;
@@ -90,7 +101,7 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     }
     await idle.close();
 
-    const traffic = new Traffic(service, wallets, running.adminKey);
+    const traffic = new Traffic(service, wallets, running.adminKey, keys);
     const started = performance.now();
     const skipped = { transfers: 0, reads: 0 };
     const load = async (until: number) => {
@@ -135,7 +146,7 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
       `  transfers: ${c.transfers} answered (${(c.transfers / seconds).toFixed(1)}/s); 503 FUNDING_EXHAUSTED: ${c.refusedFunding}; other refusals: ${others}; no free coin: ${c.noCoin}; not sent, a second's worth under way: ${skipped.transfers}`,
     );
     console.log(
-      `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${skipped.reads}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed}, answered 0 for a funded wallet ${c.balanceZeroForFunded}, not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
+      `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${skipped.reads}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed} (of which 0 for a funded wallet ${c.balanceZeroForFunded}), not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
     );
     console.log(
       `  memory (heap + external after a full GC, load paused): ${(from.bytes / MB).toFixed(1)} MB after the ${WARMUP_SECONDS} s warm-up (${from.transfers} transfers) -> ${(to.bytes / MB).toFixed(1)} MB at the end (${to.transfers}): ${growth.toFixed(3)} MB per 1,000 transfers (heap ${(((to.heap - from.heap) / MB / Math.max(1, to.transfers - from.transfers)) * 1000).toFixed(3)}, external ${(((to.external - from.external) / MB / Math.max(1, to.transfers - from.transfers)) * 1000).toFixed(3)}); under load ${(Math.min(...underLoad) / MB).toFixed(1)}-${(Math.max(...underLoad) / MB).toFixed(1)} MB`,
