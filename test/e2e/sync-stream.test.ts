@@ -1,13 +1,15 @@
 // The live change feed (GET /v2/sync/stream) over real sockets: what a stream delivers is
 // exactly what /v1/sync pages through (whole token and per address), a stream resumed with
 // Last-Event-ID continues with none twice and none skipped, also on a restarted instance;
-// heartbeats; CORS; the bounds per client address (429 STREAM_LIMIT).
+// heartbeats; CORS; the bounds per client address and per key (429 STREAM_LIMIT).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { REFERENCE_CLIENT_TOKENS } from '../../src/http/well-known-tokens.js';
 import type { RunningService } from '../../src/service.js';
+import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { startServiceOn } from '../support/service-in-temp.js';
 import { SseStream } from '../support/sse-client.js';
@@ -33,6 +35,8 @@ const FLAGS = [
   '1000',
   '--stream-max-per-client',
   '6',
+  '--stream-max-per-key',
+  '3',
 ];
 
 /** Every record GET /v1/sync pages through (from inclusive), in score order. */
@@ -210,7 +214,7 @@ describe('live change feed (GET /v2/sync/stream)', () => {
     assert.deepEqual(latestOf(recordsOf(again)), wanted.map(keyOf));
   });
 
-  it('bounds streams per client address (429 STREAM_LIMIT) and checks its parameters', async () => {
+  it('bounds streams per client address and per key (429 STREAM_LIMIT) and checks its parameters', async () => {
     for (const s of streams) s.close();
     await new Promise((r) => setTimeout(r, 200));
     const held = Array.from({ length: 6 }, () => open('/v2/sync/stream'));
@@ -219,6 +223,24 @@ describe('live change feed (GET /v2/sync/stream)', () => {
     assert.equal(refused.status, 429);
     assert.equal((refused.json as { code: string }).code, 'STREAM_LIMIT');
     for (const s of held) s.close();
+    await new Promise((r) => setTimeout(r, 300));
+    // Per API key (3); the sandbox's public token is everyone's, counted per client address only.
+    const { key } = await createApiKey(service.parts.db, service.parts.masterKey, {
+      name: 'streams',
+      scopes: ['read'],
+    });
+    const keyed = Array.from({ length: 3 }, () => open(`/v2/sync/stream?auth_token=${key}`));
+    await Promise.all(keyed.map((s) => s.until(() => s.status === 200, 5_000, 'open')));
+    const overKey = await http(url, 'GET', '/v2/sync/stream', { key });
+    assert.equal(overKey.status, 429);
+    assert.match(overKey.text, /per API key/);
+    for (const s of keyed) s.close();
+    await new Promise((r) => setTimeout(r, 300));
+    const shared = Array.from({ length: 5 }, () =>
+      open(`/v2/sync/stream?auth_token=${REFERENCE_CLIENT_TOKENS.sandbox}`),
+    );
+    await Promise.all(shared.map((s) => s.until(() => s.status === 200, 5_000, 'open')));
+    for (const s of shared) s.close();
     await new Promise((r) => setTimeout(r, 300));
     const bad = await http(url, 'GET', '/v2/sync/stream?addresses=1NotAnAddress');
     assert.equal(bad.status, 400);

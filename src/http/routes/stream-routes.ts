@@ -11,6 +11,7 @@ import type { SyncRecord } from '../../store/feed/feed-queries.js';
 import { FeedHub, type FeedSubscriber } from '../../usecases/feed/feed-hub.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
+import { submitterIdOf } from '../plugins/auth.js';
 import { clientKeyOfAddress } from '../plugins/rate-limit.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import { checkAddresses } from './address-list.js';
@@ -141,7 +142,10 @@ export function streamRoutes(deps: StreamRouteDeps) {
         if (resumeAt !== undefined && !SCORE.test(resumeAt))
           throw new AppError('INVALID_PARAMETER', 'Last-Event-ID must be a score (an integer)');
         const client = clientKeyOfAddress(request.ip);
-        const keys = [`ip:${client}`, ...(request.principal === null ? [] : [`key:${request.principal.id}`])];
+        // A shared public principal (the sandbox's public token) is everyone's: counted per
+        // client address only.
+        const submitter = submitterIdOf(request.principal);
+        const keys = [`ip:${client}`, ...(submitter === null ? [] : [`key:${submitter}`])];
         if ((counts.get(keys[0]!) ?? 0) >= deps.maxPerClient)
           throw new AppError('STREAM_LIMIT', `at most ${deps.maxPerClient} streams per client address`);
         if (keys[1] !== undefined && (counts.get(keys[1]) ?? 0) >= deps.maxPerKey)
