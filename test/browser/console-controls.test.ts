@@ -28,6 +28,7 @@ describe('console issuer controls in Chromium', { skip: skipWithoutChromium }, (
     }));
     browser = await openChromium({
       args: ['--disable-quic', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1440, height: 1000 },
     });
     ({ page } = browser);
     page.setDefaultTimeout(15_000);
