@@ -31,6 +31,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/src/store/migrations ./src/store/migrations
+COPY --from=build /app/src/http/console/static ./src/http/console/static
 RUN node -e "require('secp256k1/bindings')" && mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data

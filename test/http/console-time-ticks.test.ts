@@ -1,10 +1,14 @@
-// The console charts' time axis (src/http/console/script-charts.ts, browser code kept as a
-// string): every chart shows at least two time ticks, also over a span that the round step
+// The console charts' time axis (src/http/console/static/charts.js, browser code): every chart shows at least two time ticks, also over a span that the round step
 // chosen for it would mark only once (a second's data; 150 s at a 120 s step). The browser test
 // (test/browser/console-charts.test.ts) failed on a chart of a single 1-second bucket.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
-import { SCRIPT_CHARTS } from '../../src/http/console/script-charts.js';
+
+const SCRIPT_CHARTS = readFileSync(
+  new URL('../../src/http/console/static/charts.js', import.meta.url),
+  'utf8',
+);
 
 type Tick = { t: number; label: string };
 const timeTicks = new Function(`${SCRIPT_CHARTS}\nreturn timeTicks;`)() as (

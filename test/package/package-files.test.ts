@@ -35,9 +35,14 @@ describe('the npm package', () => {
     for (const m of loadMigrations())
       assert.ok(files.has(`src/store/migrations/${m.version}.sql`), `migration ${m.version} is packed`);
     assert.ok(migrationsDir().endsWith('src/store/migrations'));
+    // The console's browser files are read at run time too (src/http/console/static-files.ts).
+    for (const part of ['console.html', 'console.css', 'basics.js', 'wiring.js'])
+      assert.ok(files.has(`src/http/console/static/${part}`), `the console's ${part} is packed`);
     const stray = [...files].filter(
       (f) =>
-        f.startsWith('test/') || f.startsWith('.tokenproxy') || (f.startsWith('src/') && !f.endsWith('.sql')),
+        f.startsWith('test/') ||
+        f.startsWith('.tokenproxy') ||
+        (f.startsWith('src/') && !f.endsWith('.sql') && !f.startsWith('src/http/console/static/')),
     );
     assert.deepEqual(stray, []);
   });

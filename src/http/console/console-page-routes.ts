@@ -5,10 +5,8 @@
 // no framing (also X-Frame-Options: DENY).
 import type { FastifyReply } from 'fastify';
 import type { AppInstance } from '../app.js';
-import { CONSOLE_SCRIPT } from './app-script.js';
 import { FAVICON_ICO } from './favicon.js';
-import { CONSOLE_PAGE } from './page.js';
-import { CHART_CSS, CONSOLE_CSS } from './styles.js';
+import { readConsoleFiles } from './static-files.js';
 
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
@@ -26,14 +24,12 @@ function send(reply: FastifyReply, type: string, body: string | Buffer) {
 }
 
 export function consolePageRoutes() {
-  const css = CONSOLE_CSS + CHART_CSS;
+  const { page, script, css } = readConsoleFiles();
   const hidden = { schema: { hide: true }, config: { scope: 'public' as const } };
   return (app: AppInstance) => {
-    app.get('/console', hidden, async (_request, reply) =>
-      send(reply, 'text/html; charset=utf-8', CONSOLE_PAGE),
-    );
+    app.get('/console', hidden, async (_request, reply) => send(reply, 'text/html; charset=utf-8', page));
     app.get('/console/app.js', hidden, async (_request, reply) =>
-      send(reply, 'text/javascript; charset=utf-8', CONSOLE_SCRIPT),
+      send(reply, 'text/javascript; charset=utf-8', script),
     );
     app.get('/console/app.css', hidden, async (_request, reply) =>
       send(reply, 'text/css; charset=utf-8', css),

@@ -1,35 +1,10 @@
+// @ts-check
 // The console's issuer controls panel (issue 32): its HTML (placed by page.ts) and its script
 // part (placed by app-script.ts before the wiring): whether transfers are paused, with a form to
 // pause or unpause with a reason; the blacklist with a form to list or delist an address. And
 // what the signed-in key may do (GET /v2/admin/whoami): every element marked data-needs="<scope>"
 // is hidden from a key without that scope, and the panels it cannot read are not asked for.
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
-
-export const CONTROLS_PANEL_HTML = `
-    <section class="panel wide" id="controls-panel">
-      <h2>Issuer controls <span class="muted" id="pause-state">–</span></h2>
-      <p class="muted">While paused, no transfer is cosigned but the issuer's own burns; freezes, blacklists and burns still work.</p>
-      <form id="pause-form" class="inline" autocomplete="off" data-needs="pause">
-        <input id="pause-reason" name="reason" placeholder="reason (recorded)" maxlength="500" required>
-        <button type="submit" id="pause-button" value="pause" class="danger">Pause transfers</button>
-        <button type="submit" id="unpause-button" value="unpause">Unpause</button>
-      </form>
-      <p id="pause-result" class="result" role="status"></p>
-      <h3>Blacklist <span class="muted">listed addresses hold <span id="blacklist-total">–</span></span></h3>
-      <form id="blacklist-form" class="inline" autocomplete="off" data-needs="freeze">
-        <input id="blacklist-address" name="address" placeholder="address" maxlength="100" required spellcheck="false">
-        <input id="blacklist-reason" name="reason" placeholder="reason (recorded)" maxlength="500" required>
-        <button type="submit" value="list" class="danger">Blacklist</button>
-        <button type="submit" value="delist">Delist</button>
-      </form>
-      <p id="blacklist-result" class="result" role="status"></p>
-      <table><thead><tr><th>Address</th><th>Holds</th><th>Reason</th><th>By</th><th>Since</th></tr></thead>
-      <tbody id="blacklist-table"></tbody></table>
-    </section>
-`;
-
-// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
-export const SCRIPT_CONTROLS = String.raw`
 function renderPause(p) {
   const state = $('pause-state');
   state.textContent = p.paused ? 'PAUSED: ' + p.reason : 'transfers cosigned';
@@ -40,10 +15,21 @@ function renderPause(p) {
 
 function renderBlacklist(b) {
   showAmount('blacklist-total', b.total);
-  replaceRows($('blacklist-table'), b.listed.map((l) => el('tr', { 'data-address': l.address },
-    el('td', {}, el('code', { text: l.address })),
-    el('td', { className: 'num', text: group(l.balance.tokens) }),
-    el('td', { text: l.reason }), actorCell(l.listedBy), el('td', { text: when(l.listedAt) }))), 'No blacklisted address.');
+  replaceRows(
+    $('blacklist-table'),
+    b.listed.map((l) =>
+      el(
+        'tr',
+        { 'data-address': l.address },
+        el('td', {}, el('code', { text: l.address })),
+        el('td', { className: 'num', text: group(l.balance.tokens) }),
+        el('td', { text: l.reason }),
+        actorCell(l.listedBy),
+        el('td', { text: when(l.listedAt) }),
+      ),
+    ),
+    'No blacklisted address.',
+  );
 }
 
 PANELS.push(['pause', 'v2/admin/pause', renderPause]);
@@ -58,7 +44,8 @@ let allPanels = null;
 async function applyScopes(key) {
   const me = await api('GET', 'v2/admin/whoami', undefined, key);
   document.body.dataset.scopes = me.scopes.join(' ');
-  for (const node of document.querySelectorAll('[data-needs]')) node.hidden = !me.may[node.dataset.needs];
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-needs]')))
+    node.hidden = !me.may[node.dataset.needs];
   if (allPanels === null) allPanels = PANELS.slice();
   PANELS.length = 0;
   for (const panel of allPanels) {
@@ -76,7 +63,9 @@ $('pause-form').addEventListener('submit', (event) => {
       const r = await api('PUT', 'v2/admin/pause', { paused, reason: $('pause-reason').value.trim() });
       result('pause-result', (r.paused ? 'Paused' : 'Unpaused') + (r.changed ? '' : ' (it was so already)'));
       form.reset();
-    } catch (err) { result('pause-result', 'Refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+    } catch (err) {
+      result('pause-result', 'Refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+    }
     await refreshNow();
   });
 });
@@ -93,8 +82,9 @@ $('blacklist-form').addEventListener('submit', (event) => {
       else await api('POST', 'v2/admin/blacklist', { address, reason });
       result('blacklist-result', (delist ? 'Delisted ' : 'Blacklisted ') + address);
       form.reset();
-    } catch (err) { result('blacklist-result', 'Refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+    } catch (err) {
+      result('blacklist-result', 'Refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+    }
     await refreshNow();
   });
 });
-`;

@@ -1,8 +1,6 @@
+// @ts-check
 // The console script, part 4: the operator forms' helpers (results, busy buttons, revoke).
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
-
-// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
-export const SCRIPT_FORMS = String.raw`
 function result(id, text, bad) {
   const node = $(id);
   node.textContent = text;
@@ -11,8 +9,16 @@ function result(id, text, bad) {
 
 async function submitting(form, fn) {
   const buttons = form.querySelectorAll('button');
-  buttons.forEach((b) => { b.disabled = true; });
-  try { await fn(); } finally { buttons.forEach((b) => { b.disabled = false; }); }
+  buttons.forEach((b) => {
+    b.disabled = true;
+  });
+  try {
+    await fn();
+  } finally {
+    buttons.forEach((b) => {
+      b.disabled = false;
+    });
+  }
 }
 
 async function revoke(key, button) {
@@ -30,4 +36,3 @@ async function revoke(key, button) {
   }
   await refreshNow();
 }
-`;

@@ -1,8 +1,6 @@
+// @ts-check
 // The console script, part 6: sign-in and sign-out, and the wiring of buttons and forms.
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
-
-// biome-ignore lint/complexity/noUselessStringRaw: browser code kept verbatim (a later \n must stay a backslash-n)
-export const SCRIPT_WIRING = String.raw`
 function signOut(message) {
   sessionStorage.removeItem(KEY);
   clearTimeout(timer);
@@ -11,7 +9,19 @@ function signOut(message) {
   $('signout').hidden = true;
   $('env').hidden = true;
   $('signin').hidden = false;
-  for (const id of ['search-result', 'supply-charts', 'tickets-chart', 'keys-table', 'failed-tickets', 'chain-blocks', 'failing-receivers', 'freezes-table', 'freeze-events', 'blacklist-table']) $(id).replaceChildren();
+  for (const id of [
+    'search-result',
+    'supply-charts',
+    'tickets-chart',
+    'keys-table',
+    'failed-tickets',
+    'chain-blocks',
+    'failing-receivers',
+    'freezes-table',
+    'freeze-events',
+    'blacklist-table',
+  ])
+    $(id).replaceChildren();
   const error = $('signin-error');
   error.hidden = !message;
   error.textContent = message || '';
@@ -42,7 +52,11 @@ function wire() {
       await signIn(key);
       input.value = '';
     } catch (err) {
-      signOut(err.status === 401 || err.status === 403 ? 'Sign-in refused: ' + err.message : 'Sign-in failed: ' + err.message);
+      signOut(
+        err.status === 401 || err.status === 403
+          ? 'Sign-in refused: ' + err.message
+          : 'Sign-in failed: ' + err.message,
+      );
     }
   });
   $('signout').addEventListener('click', () => signOut(''));
@@ -52,13 +66,18 @@ function wire() {
     const form = event.currentTarget;
     submitting(form, async () => {
       try {
-        const r = await api('POST', 'v2/admin/mint', { to: $('mint-to').value.trim(), amount: $('mint-amount').value.trim() });
+        const r = await api('POST', 'v2/admin/mint', {
+          to: $('mint-to').value.trim(),
+          amount: $('mint-amount').value.trim(),
+        });
         const node = $('mint-result');
         node.dataset.txid = r.txid;
         node.dataset.ticket = r.ticketId;
         result('mint-result', 'Minted: ticket ' + r.ticketId + ', txid ' + r.txid);
         form.reset();
-      } catch (err) { result('mint-result', 'Mint refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+      } catch (err) {
+        result('mint-result', 'Mint refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+      }
       await refreshNow();
     });
   });
@@ -69,9 +88,14 @@ function wire() {
     submitting(form, async () => {
       try {
         const r = await api('POST', 'v2/faucet', { address: $('faucet-to').value.trim() });
-        result('faucet-result', 'Sent ' + r.tokens + ' test tokens: ticket ' + r.ticketId + ', txid ' + r.txid);
+        result(
+          'faucet-result',
+          'Sent ' + r.tokens + ' test tokens: ticket ' + r.ticketId + ', txid ' + r.txid,
+        );
         form.reset();
-      } catch (err) { result('faucet-result', 'Faucet refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+      } catch (err) {
+        result('faucet-result', 'Faucet refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+      }
       await refreshNow();
     });
   });
@@ -81,10 +105,15 @@ function wire() {
     const form = event.currentTarget;
     submitting(form, async () => {
       try {
-        const r = await api('POST', 'v2/admin/burn', { amount: $('burn-amount').value.trim(), from: $('burn-from').value });
+        const r = await api('POST', 'v2/admin/burn', {
+          amount: $('burn-amount').value.trim(),
+          from: $('burn-from').value,
+        });
         result('burn-result', 'Burned ' + group(r.amount.tokens) + ' from ' + r.from + ': txid ' + r.txid);
         form.reset();
-      } catch (err) { result('burn-result', 'Burn refused: ' + (err.code ? err.code + ': ' : '') + err.message, true); }
+      } catch (err) {
+        result('burn-result', 'Burn refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);
+      }
       await refreshNow();
     });
   });
@@ -102,7 +131,9 @@ function wire() {
         $('key-created').hidden = false;
         result('key-result', '');
         form.reset();
-      } catch (err) { result('key-result', 'Key refused: ' + err.message, true); }
+      } catch (err) {
+        result('key-result', 'Key refused: ' + err.message, true);
+      }
       await refreshNow();
     });
   });
@@ -117,7 +148,9 @@ function wire() {
     try {
       const r = await api('POST', 'v2/admin/mine', { blocks: 1 });
       setText('mine-result', 'Mined block ' + r.blocks.map((b) => b.height).join(', '));
-    } catch (err) { setText('mine-result', 'Mining failed: ' + err.message); }
+    } catch (err) {
+      setText('mine-result', 'Mining failed: ' + err.message);
+    }
     button.disabled = false;
     await refreshNow();
   });
@@ -132,4 +165,3 @@ function wire() {
 }
 
 wire();
-`;

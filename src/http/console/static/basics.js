@@ -1,19 +1,19 @@
+// @ts-check
 // The console script, part 1: constants, the API call with the Bearer key, and DOM helpers that
 // set text and attributes only (no HTML from data).
 // Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
-
-export const SCRIPT_BASICS = String.raw`
 const KEY = 'tokenproxy.console.key';
 const REFRESH_MS = 3000;
 const SVG = 'http://www.w3.org/2000/svg';
 const STATUSES = ['BROADCASTING', 'SUCCESS', 'MINED', 'FAILED'];
-const $ = (id) => document.getElementById(id);
+/** An element of the page by its id (any: the page's elements are inputs, forms and panels alike). */
+const $ = /** @type {(id: string) => any} */ ((id) => document.getElementById(id));
 let timer = null;
 const shown = new Map();
 
 class ApiError extends Error {
   constructor(status, body) {
-    super((body && (body.detail || body.message)) || ('HTTP ' + status));
+    super((body && (body.detail || body.message)) || 'HTTP ' + status);
     this.status = status;
     this.code = body && body.code;
   }
@@ -22,10 +22,19 @@ class ApiError extends Error {
 async function api(method, path, body, key) {
   const headers = { authorization: 'Bearer ' + (key || sessionStorage.getItem(KEY) || '') };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    cache: 'no-store',
+  });
   const text = await res.text();
   let json = null;
-  try { json = text === '' ? null : JSON.parse(text); } catch { json = null; }
+  try {
+    json = text === '' ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
   if (!res.ok) throw new ApiError(res.status, json);
   return json;
 }
@@ -47,7 +56,9 @@ function svg(tag, attrs) {
   return node;
 }
 
-function setText(id, value) { $(id).textContent = value; }
+function setText(id, value) {
+  $(id).textContent = value;
+}
 
 /** Digits grouped by thousands; the fraction as the API wrote it. */
 function group(tokens) {
@@ -69,7 +80,9 @@ function when(iso) {
   return d.toISOString().replace('T', ' ').slice(0, 19);
 }
 
-function short(hash) { return hash.length > 20 ? hash.slice(0, 10) + '…' + hash.slice(-8) : hash; }
+function short(hash) {
+  return hash.length > 20 ? hash.slice(0, 10) + '…' + hash.slice(-8) : hash;
+}
 
 function replaceRows(tbody, rows, empty) {
   if (rows.length === 0) rows = [el('tr', {}, el('td', { colspan: '9', className: 'muted', text: empty }))];
@@ -83,4 +96,3 @@ function changed(panel, data) {
   shown.set(panel, text);
   return true;
 }
-`;
