@@ -35,7 +35,11 @@ function setup(mode: StoreDownMode) {
     nowMs: () => clock.t,
   });
   const app = testApp({
-    routes: [(a: AppInstance) => a.get('/thing', { config: { scope: 'read' } }, async () => ({ ok: true }))],
+    routes: [
+      (a: AppInstance) => {
+        a.get('/thing', { config: { scope: 'read' } }, async () => ({ ok: true }));
+      },
+    ],
     deps: {
       rateLimit: { store, algorithm: 'fixed', windowMs: 60_000, perKey: 3, anonymous: 2, now: () => clock.t },
     },
