@@ -179,7 +179,7 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       `  ${formatEfficiency({
         hostCpu: (cpuOf('service') + cpuOf('postgres')) / inWindow / own,
         ...rowWritesOf(writesBefore, writesAfter, run.ticketIds.length),
-        wal: Number(walAfter - walBefore) / run.ticketIds.length / rawBytes,
+        wal: Number(walAfter.bytes - walBefore.bytes) / run.ticketIds.length / rawBytes,
         scoreLockUnits: (heldSeconds / inWindow) * ceiling.median,
         scoreLockHeldPercent: (heldSeconds / ((after.at - before.at) / 1000)) * 100,
         devnet: cpuOf('devnet') / (devnetVerifies * speed.verify),
@@ -188,7 +188,9 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     console.log(
       `  (own signatures ${OWN_SIGNS} signs + ${OWN_VERIFIES} verifies = ${(own * 1000).toFixed(3)} ms a transfer; ` +
         `devnet ${(devnetVerifies / inWindow).toFixed(1)} verifies a transfer; raw tx ${rawBytes.toFixed(0)} bytes; ` +
-        `score lock ${((heldSeconds * 1000) / inWindow).toFixed(3)} ms a transfer; WAL cluster-wide)`,
+        `score lock ${((heldSeconds * 1000) / inWindow).toFixed(3)} ms a transfer; WAL cluster-wide: ` +
+        `${((walAfter.records - walBefore.records) / run.ticketIds.length).toFixed(1)} records and ` +
+        `${((walAfter.fullPages - walBefore.fullPages) / run.ticketIds.length).toFixed(1)} full-page images a transfer)`,
     );
     return figuresOf(run, (mined - started) / 1000, ceiling);
   } finally {

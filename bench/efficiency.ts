@@ -105,15 +105,21 @@ export function rowWritesOf(
   return { rowWrites: writes / transfers, hotPercent: updates === 0 ? 0 : (hot / updates) * 100 };
 }
 
-/** The server's WAL position, bytes (the whole cluster: other databases' writes count too). */
-export async function walPosition(url: string): Promise<bigint> {
+/**
+ * The server's WAL position, bytes, and its WAL records and full-page images so far (the whole
+ * cluster: other databases' writes on a shared server count too).
+ */
+export async function walPosition(
+  url: string,
+): Promise<{ bytes: bigint; records: number; fullPages: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ at: string }>(
-      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS at",
+    const { rows } = await client.query<{ at: string; records: string; fpi: string }>(
+      `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS at, wal_records::text AS records,
+              wal_fpi::text AS fpi FROM pg_stat_wal`,
     );
-    return BigInt(rows[0]!.at);
+    return { bytes: BigInt(rows[0]!.at), records: Number(rows[0]!.records), fullPages: Number(rows[0]!.fpi) };
   } finally {
     await client.end();
   }
