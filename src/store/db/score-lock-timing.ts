@@ -11,7 +11,7 @@ const LOCK_TEXT = `pg_advisory_xact_lock(${SCORE_LOCK_KEY})`;
 
 let heldSeconds = 0;
 let holds = 0;
-let lastRelease = 0;
+let lastRelease = Number.NEGATIVE_INFINITY;
 
 /** True when the statement takes the score lock (written inline, or lockScores' parameter). */
 export function takesScoreLock(sql: string, params?: readonly unknown[]): boolean {
