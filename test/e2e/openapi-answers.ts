@@ -62,6 +62,9 @@ async function checkerFor(baseUrl: string): Promise<Checker> {
       return { ajv, operations };
     })();
     checkers.set(baseUrl, checker);
+    // A failed fetch (a process killed or still starting, as the chaos drills make) is not
+    // kept: the next answer from that URL asks again.
+    checker.catch(() => checkers.delete(baseUrl));
   }
   return checker;
 }
