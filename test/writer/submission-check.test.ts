@@ -124,12 +124,7 @@ describe('the writer checks each submission against its cosigned transaction', (
 
   it('refuses a raw transaction that does not parse (the made-up submission of issue 29)', () => {
     const g = genuine();
-    refusedWith(
-      { ...g.submission, rawTx: Uint8Array.of(1, 2, 3), inputs: [] },
-      g.known,
-      g.world,
-      /^rawTx/,
-    );
+    refusedWith({ ...g.submission, rawTx: Uint8Array.of(1, 2, 3), inputs: [] }, g.known, g.world, /^rawTx/);
   });
 
   it("refuses a txid that is not the raw transaction's", () => {

@@ -152,7 +152,10 @@ export function adminRoutes(deps: AdminRouteDeps) {
         const holder = request.principal?.scopes ?? [];
         const beyond = scopes.filter((s) => s !== 'read' && s !== 'submit' && !grants(holder, s));
         if (beyond.length > 0)
-          throw new AppError('FORBIDDEN', `this key cannot grant scopes it does not hold: ${beyond.join(', ')}`);
+          throw new AppError(
+            'FORBIDDEN',
+            `this key cannot grant scopes it does not hold: ${beyond.join(', ')}`,
+          );
         try {
           const created = await issueApiKey(ctx, deps.masterKey, { name, scopes, rateLimit });
           return reply.code(201).send({
