@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { apiContextOf } from '../src/compose.js';
 import { pubKeyHashOf } from '../src/domain/address.js';
 import type { RunningService } from '../src/service.js';
 import { availableFundingCount } from '../src/store/funding/funding-pool.js';
@@ -47,7 +48,8 @@ export interface TransferFigures {
 
 /** Fills the funding pool, mints `count` outputs spread over the senders; returns signed transfers. */
 async function prepare(service: RunningService, count: number): Promise<string[]> {
-  const { ctx, keys, devnet } = service.parts;
+  const { keys, devnet } = service.parts;
+  const ctx = apiContextOf(service.parts);
   const senders = Array.from({ length: SENDERS }, (_, i) => party(`bench sender ${i}`));
   const refill = {
     db: ctx.db,

@@ -7,6 +7,7 @@
 
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { apiContextOf } from '../src/compose.js';
 import { mintTokens } from '../src/usecases/supply/mint-tokens.js';
 import { party } from '../test/support/token-world.js';
 import { processTransfers } from './api-processes.js';
@@ -42,7 +43,7 @@ async function balanceBench(): Promise<void> {
   try {
     const holders = Array.from({ length: 20 }, (_, i) => party(`bench holder ${i}`).address);
     for (const to of holders.slice(0, 5))
-      await mintTokens(service.parts.ctx, service.parts.keys.mint, { to, amount: 100_000n });
+      await mintTokens(apiContextOf(service.parts), service.parts.keys.mint, { to, amount: 100_000n });
     const body = JSON.stringify(holders);
     const auth = { authorization: `Bearer ${adminKey}` };
     // Rounds interleave the baseline and the service, so machine load hits both; median round.

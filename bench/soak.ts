@@ -14,6 +14,7 @@
 // counted, while that many are under way, so a machine too slow for the rate shows as a lower
 // rate rather than as a queue that buries the service.
 import { performance } from 'node:perf_hooks';
+import { apiContextOf } from '../src/compose.js';
 import type { RunningService } from '../src/service.js';
 import { createApiKey } from '../src/store/access/api-keys-store.js';
 import { sendFromHeldAddress } from '../src/usecases/supply/send-from-held-address.js';
@@ -55,7 +56,8 @@ async function quietMemory(): Promise<ReturnType<typeof parts>> {
 }
 
 async function mintCoins(service: RunningService, wallets: readonly ReturnType<typeof party>[]) {
-  const { ctx, keys } = service.parts;
+  const { keys } = service.parts;
+  const ctx = apiContextOf(service.parts);
   const outputs = wallets.flatMap((w) =>
     Array.from({ length: COINS_PER_WALLET }, () => ({
       op: 'transfer' as const,

@@ -5,6 +5,7 @@
 // TEST_DATABASE_URL is set. A round trip is a statement, a BEGIN or a COMMIT/ROLLBACK.
 // BENCH_SERVICE_FLAGS adds flags to both services (e.g. "--submission-window-ms 0").
 
+import { apiContextOf } from '../src/compose.js';
 import { pubKeyHashOf } from '../src/domain/address.js';
 import { unspentOutputs } from '../src/store/wallets/wallet-queries.js';
 import { mintTokens } from '../src/usecases/supply/mint-tokens.js';
@@ -23,7 +24,8 @@ const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 200);
 async function measure(label: string, flags: string[]): Promise<void> {
   const { service, adminKey, stop } = await startBenchService([...flags, ...BENCH_SERVICE_FLAGS]);
   try {
-    const { ctx, keys, devnet } = service.parts;
+    const { keys, devnet } = service.parts;
+    const ctx = apiContextOf(service.parts);
     const senders = Array.from({ length: 20 }, (_, i) => party(`statements sender ${i}`));
     for (let i = 0; i < TRANSFERS; i++)
       await mintTokens(ctx, keys.mint, { to: senders[i % senders.length]!.address, amount: 1_000_000n });

@@ -13,6 +13,7 @@ import { fork } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { apiContextOf } from '../src/compose.js';
 import { mintTokens } from '../src/usecases/supply/mint-tokens.js';
 import { startServiceIn } from '../test/support/service-in-temp.js';
 import { party } from '../test/support/token-world.js';
@@ -68,7 +69,8 @@ async function main() {
     String(IDLE + 2 * ACTIVE + 10),
   ]);
   try {
-    const { ctx, keys, devnet } = service.service.parts;
+    const { keys, devnet } = service.service.parts;
+    const ctx = apiContextOf(service.service.parts);
     const holders = Array.from({ length: 8 }, (_, i) => party(`bench holder ${i}`));
     const mint = async (n: number) => {
       for (let i = 0; i < n; i++)

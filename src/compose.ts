@@ -41,7 +41,7 @@ import { openPgliteDb } from './store/db/pglite-db.js';
 import { openPostgresDb } from './store/db/postgres-db.js';
 import { releaseAllFundingLeases } from './store/funding/funding-leases.js';
 import { migrate } from './store/migrate.js';
-import type { ServiceContext } from './usecases/context.js';
+import type { ApiContext, ServiceContext } from './usecases/context.js';
 import { createBroadcastQueue } from './usecases/submit/broadcast-queue.js';
 import {
   type CommitterSettings,
@@ -73,12 +73,21 @@ export interface Parts {
   readonly masterKey: Uint8Array;
   readonly token: TokenSettings;
   readonly ctx: ServiceContext;
+  /** The api role's context (the same parts, with the submission pipeline and broadcast queue); null without the api role. */
+  readonly api: ApiContext | null;
   /** The service's Prometheus metrics (the ledger above is timed into them). */
   readonly metrics: ServiceMetrics;
   /** This process's committer of submissions (api and writer processes; drained at the stop). */
   readonly committer: SubmissionCommitter | null;
   /** An api process's way to the deployment's writer (PostgreSQL, when it does not run the writer itself). */
   readonly writerLink: WriterLink | null;
+}
+
+/** The api role's context of parts composed with the api role; a start without it is refused here, once. */
+export function apiContextOf(parts: Pick<Parts, 'api'>): ApiContext {
+  if (parts.api === null)
+    throw new Error('the api role needs the api context: compose the parts with the api role');
+  return parts.api;
 }
 
 /** How often an api process looks the writer up again, and passes a failed one by, ms. */
@@ -277,7 +286,7 @@ export async function composeParts(
       closers.unshift(() => writerLink.close());
       await writerLink.refresh();
     }
-    const ctx: ServiceContext =
+    const api: ApiContext | null =
       runsApi && committer !== null
         ? {
             ...base,
@@ -295,7 +304,8 @@ export async function composeParts(
               observe,
             }),
           }
-        : base;
+        : null;
+    const ctx: ServiceContext = api ?? base;
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
     return {
@@ -309,6 +319,7 @@ export async function composeParts(
       masterKey,
       token,
       ctx,
+      api,
       metrics,
       committer,
       writerLink,

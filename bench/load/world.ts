@@ -3,7 +3,7 @@
 // up, tokens minted to the measurement's own holders in outputs of 1,000,000 (many outputs
 // per mint), and one signed transfer built per unspent output, as the tests build them.
 import pino from 'pino';
-import { composeParts } from '../../src/compose.js';
+import { apiContextOf, composeParts } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { pubKeyHashOf } from '../../src/domain/address.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
@@ -75,7 +75,8 @@ export async function prepare(
   const { holders, recipient, addressGroups } = walletsOf(opts.tag);
   const config = loadConfig({ argv: [...argv, '--log-level', 'warn'], env: {} });
   const parts = await composeParts(config, pino({ level: 'warn' }));
-  const { ctx, keys, db } = parts;
+  const { keys, db } = parts;
+  const ctx = apiContextOf(parts);
   try {
     // Outputs still leased to the api processes of the measurement before (up to
     // fundingLeaseMaxOutputs each until their leases lapse) count as available but cannot be
@@ -145,8 +146,8 @@ export async function prepare(
       : null;
     return { transfers, ticketIds, apiKey, adminKey, addressGroups };
   } finally {
-    await ctx.submissions?.close().catch(() => undefined);
-    await ctx.broadcasts?.close().catch(() => undefined);
+    await ctx.submissions.close().catch(() => undefined);
+    await ctx.broadcasts.close().catch(() => undefined);
     await parts.writerLink?.close().catch(() => undefined);
     await parts.ledger.close().catch(() => undefined);
     await db.close();

@@ -1,7 +1,7 @@
 // The api role: the HTTP server with every route of the route index (http/routes/index.ts),
 // its rate limits (in Redis when redisUrl is set), and the order it stops in: the server first
 // (no more transfers), then the submissions in flight, then what they queued for broadcasting.
-import type { Parts } from '../compose.js';
+import { apiContextOf, type Parts } from '../compose.js';
 import { type AppInstance, buildApp } from '../http/app.js';
 import type { ReadinessCheck } from '../http/health.js';
 import { createMemoryRateLimitStore, type RateLimitStore } from '../http/plugins/rate-limit-store.js';
@@ -24,7 +24,8 @@ export async function startApiRole(
   version: string,
   readiness: ReadinessCheck = databaseReadiness(parts.db),
 ): Promise<ApiRole> {
-  const { config, logger, db, ctx } = parts;
+  const { config, logger, db } = parts;
+  const api = apiContextOf(parts);
   const apiKeys = storeApiKeyVerifier(db);
   const rateLimit = config.rateLimitEnabled ? await rateLimitOf(parts) : undefined;
   const closeRateLimit = async () => rateLimit?.store.close();
@@ -36,7 +37,7 @@ export async function startApiRole(
     version,
     ...(rateLimit !== undefined && { rateLimit }),
     metrics: parts.metrics,
-    routes: routeIndex(parts, apiKeys),
+    routes: routeIndex({ ...parts, ctx: api }, apiKeys),
   });
   let url: string;
   try {
@@ -45,11 +46,10 @@ export async function startApiRole(
     await closeRateLimit().catch(() => undefined);
     throw err;
   }
-  const { broadcasts, submissions } = ctx;
   const steps = [
     () => app.close(),
-    async () => submissions?.close(),
-    async () => broadcasts?.close(),
+    async () => api.submissions.close(),
+    async () => api.broadcasts.close(),
     closeRateLimit,
   ];
   return {

@@ -31,15 +31,20 @@ export interface ServiceContext {
   readonly feeRate: () => Promise<bigint>;
   readonly tracker: TrackerSettings;
   readonly log: Logger;
-  /** This process's submission pipeline (batched lookups and commits, leased funding); api processes. */
-  readonly submissions?: SubmissionPipeline;
   /** Told of every committed ticket status change, after its log line (metrics). */
   readonly onTransition?: (transition: TicketTransition) => void;
-  /**
-   * Broadcasts in batches (processes running the api role): a ticket's final transaction is
-   * enqueued and its outcome answered once committed. Absent elsewhere: broadcastTicket.
-   */
-  readonly broadcasts?: BroadcastQueue;
-  /** The issuer's limits, screening and their counters (issue 32); absent: none set. */
+  /** The issuer's limits, screening and their counters (docs/operations.md, the issuer's runbook); absent: none set. */
   readonly controls?: IssuerControls;
+}
+
+/**
+ * The api role's context: what accepting transfers needs besides the service's parts. Built
+ * once by compose.ts for a process that runs the api role, so a use case that submits is
+ * handed both parts by its type, never looks for them at run time.
+ */
+export interface ApiContext extends ServiceContext {
+  /** This process's submission pipeline (batched lookups and commits, leased funding). */
+  readonly submissions: SubmissionPipeline;
+  /** Broadcasts in batches: a ticket's final transaction is enqueued and its outcome answered once committed. */
+  readonly broadcasts: BroadcastQueue;
 }

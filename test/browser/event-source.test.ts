@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http } from '../e2e/e2e-http.js';
 import { startTestService, type TestService } from '../e2e/support.js';
@@ -44,7 +45,8 @@ describe('EventSource in Chromium on GET /v2/sync/stream', { skip: skipWithoutCh
   });
 
   it('receives the records of an address from another origin, ids the scores', async () => {
-    const { ctx, keys } = t.service.parts;
+    const { keys } = t.service.parts;
+    const ctx = apiContextOf(t.service.parts);
     await mintTokens(ctx, keys.mint, { to: carol.address, amount: 1000n });
     const page = browser!.page;
     await page.goto(siteUrl);

@@ -2,6 +2,7 @@
 // devnet or the devnet behind ARC): holders get mined outputs, and each output is spent by one
 // signed transfer; the scenario sends them while it breaks something.
 import assert from 'node:assert/strict';
+import { apiContextOf } from '../../src/compose.js';
 import type { Devnet } from '../../src/ledger/devnet/devnet.js';
 import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
@@ -34,7 +35,7 @@ export async function prepareChaosStream(
   ).key;
   const people = Array.from({ length: holders }, (_, h) => party(`${label} holder ${h}`));
   for (let i = 0; i < count; i++)
-    await mintTokens(parts.ctx, parts.keys.mint, {
+    await mintTokens(apiContextOf(parts), parts.keys.mint, {
       to: people[i % holders]!.address,
       amount: BigInt(1_000_000 + i),
     });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Transaction, UnlockingScript } from '@bsv/sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { hash160 } from '../../src/crypto/hash.js';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
@@ -94,7 +95,8 @@ describe('attack: forged writes posted to the writer with a valid token', {
 
   it('refuses every forged write, and nothing forged is written', async () => {
     const parts = api.service.parts;
-    const { db, ctx } = parts;
+    const { db } = parts;
+    const ctx = apiContextOf(parts);
     const row = (
       await db.query<{ value: Record<string, string> }>("SELECT value FROM settings WHERE key = 'writer'")
     )[0]!.value;

@@ -7,6 +7,7 @@
 // refills and the wallets' resent transfers flow: every one gets a ticket and reaches MINED.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { hash160 } from '../../src/crypto/hash.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
 import { bytesEqual } from '../../src/domain/script-chunks.js';
@@ -59,7 +60,10 @@ describe('chaos: the funding pool runs dry, then is funded again', () => {
     key = (await createApiKey(parts.db, parts.masterKey, { name: 'wallets', scopes: ['read', 'submit'] }))
       .key;
     for (let i = 0; i < TRANSFERS; i++)
-      await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: BigInt(100_000 + i) });
+      await mintTokens(apiContextOf(parts), parts.keys.mint, {
+        to: holder.address,
+        amount: BigInt(100_000 + i),
+      });
     await ledger.devnet.mine(1);
     await eventually(ticketsMined, 'the mints MINED', 300);
     const outputs = await utxosOf(t.url, key, holder.address);

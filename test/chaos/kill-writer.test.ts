@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { liveWriter } from '../../src/store/submissions/writer-registry.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -95,7 +96,10 @@ describe('chaos: kill -9 of the writer in a stream of transfers', {
     ).key;
     for (const holder of HOLDERS)
       for (let i = 0; i < OUTPUTS_PER_HOLDER; i++)
-        await mintTokens(first.ctx, first.keys.mint, { to: holder.address, amount: BigInt(100_000 + i) });
+        await mintTokens(apiContextOf(first), first.keys.mint, {
+          to: holder.address,
+          amount: BigInt(100_000 + i),
+        });
     await world.ledger.devnet.mine(1);
     const live = async () =>
       Number(

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
@@ -19,8 +20,8 @@ describe('reference client against tokenproxy', () => {
     restore = redirectClientTo(t.url);
     mnee = new Mnee({ environment: 'sandbox', apiKey: t.adminKey });
     const { parts } = t.service;
-    await mintTokens(parts.ctx, parts.keys.mint, { to: alice.address, amount: 5_000_000n });
-    await mintTokens(parts.ctx, parts.keys.mint, { to: alice.address, amount: 2_500_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: alice.address, amount: 5_000_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: alice.address, amount: 2_500_000n });
   });
 
   after(async () => {

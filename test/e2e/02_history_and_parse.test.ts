@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { concatBytes } from '../../src/domain/script-chunks.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { buildTx, envelope, p2pkhLock, tokenJson, tokenScript } from '../support/client-fixtures.js';
@@ -109,7 +110,7 @@ describe('history and parse against the reference client', () => {
       [alice.address, 2_500_000n],
       [carol.address, 1_000_000n],
     ] as const) {
-      tickets.push((await mintTokens(parts.ctx, parts.keys.mint, { to, amount })).ticketId);
+      tickets.push((await mintTokens(apiContextOf(parts), parts.keys.mint, { to, amount })).ticketId);
     }
     await mineAll();
 

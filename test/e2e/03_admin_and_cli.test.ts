@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ADMIN_KEY_FILE_NAME } from '../../src/cli/args.js';
+import { apiContextOf } from '../../src/compose.js';
 import { buildApp } from '../../src/http/app.js';
 import { adminRoutes } from '../../src/http/routes/admin-routes.js';
 import { ADMIN_KEY_FILE } from '../../src/service.js';
@@ -271,7 +272,7 @@ describe('admin routes and the CLI', () => {
         readiness: async () => ({ ready: true }),
         routes: [
           adminRoutes({
-            ctx: parts.ctx,
+            ctx: apiContextOf(parts),
             masterKey: parts.masterKey,
             environment: parts.config.env,
             maxAddresses: parts.config.maxAddresses,

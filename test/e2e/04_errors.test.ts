@@ -5,12 +5,14 @@
 // when the test changes it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { uuidv7 } from '../../src/crypto/random-id.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import { LedgerUnavailableError } from '../../src/ledger/port.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { ticketById } from '../../src/store/tickets/ticket-queries.js';
 import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
+import { createBroadcastQueue } from '../../src/usecases/submit/broadcast-queue.js';
 import { broadcastTicket } from '../../src/usecases/submit/broadcast-ticket.js';
 import { submitTransfer } from '../../src/usecases/submit/submit-transfer.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -41,7 +43,7 @@ describe('error statuses over a real socket', () => {
     url = t.url;
     admin = t.adminKey;
     const { parts } = t.service;
-    const { ctx } = parts;
+    const ctx = apiContextOf(parts);
     token = ctx.token;
     await refillFundingPool(
       {
@@ -226,20 +228,21 @@ describe('error statuses over a real socket', () => {
     });
 
     it('INPUT_LOCKED while another ticket holds the output, INPUT_SPENT once it is broadcast', async () => {
-      const { ctx } = t.service.parts;
+      const ctx = apiContextOf(t.service.parts);
       const p = await plan();
       const outpoint = `${p.inputs[0]!.txid}_${p.inputs[0]!.vout}`;
       const first = transferOf(token, p);
       // The ledger does not answer this ticket's broadcast: it stays BROADCASTING, its input held.
       const unanswered = new Proxy(ctx.ledger, {
         get: (target, name) =>
-          name === 'broadcast'
+          name === 'broadcast' || name === 'broadcastMany'
             ? () => Promise.reject(new LedgerUnavailableError('held by the test'))
             : Reflect.get(target, name),
       });
-      // (No broadcast queue either: it broadcasts through the service's own ledger.)
+      // Its broadcast queue sends through that ledger too.
+      const unansweredCtx = { ...ctx, ledger: unanswered };
       const held = await submitTransfer(
-        { ...ctx, ledger: unanswered, broadcasts: undefined },
+        { ...unansweredCtx, broadcasts: createBroadcastQueue(unansweredCtx) },
         {
           raw: new Uint8Array(Buffer.from(first, 'base64')),
           callbackUrl: null,

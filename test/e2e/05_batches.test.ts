@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { p2pkhAddress } from '../../src/domain/address.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
@@ -38,7 +39,7 @@ describe('reference client batch operations on 200 addresses', () => {
     for (const [i, address] of ADDRESSES.entries()) {
       let total = 0n;
       for (const amount of mintsFor(i)) {
-        await mintTokens(parts.ctx, parts.keys.mint, { to: address, amount });
+        await mintTokens(apiContextOf(parts), parts.keys.mint, { to: address, amount });
         total += amount;
       }
       expected.set(address, total);
@@ -114,7 +115,7 @@ describe('reference client batch operations on 200 addresses', () => {
     const crowded = emptyAddresses(3, 'crowded');
     for (const address of crowded)
       for (const amount of [11n, 12n, 13n, 14n])
-        await mintTokens(parts.ctx, parts.keys.mint, { to: address, amount });
+        await mintTokens(apiContextOf(parts), parts.keys.mint, { to: address, amount });
     const result = await mnee.batch().getUtxos(crowded, { requestsPerSecond: 10 });
     const got = result.results.flatMap((r) => r.utxos.map((u) => u.outpoint));
     assert.equal(got.length, 10);

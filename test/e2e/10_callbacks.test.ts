@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createDeliverer } from '../../src/callbacks/deliverer.js';
+import { apiContextOf } from '../../src/compose.js';
 import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -51,7 +52,10 @@ async function signedTransfers(
   const { parts } = service;
   const holder = party(`${name} holder`);
   for (let i = 0; i < count; i++)
-    await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 500_000n + BigInt(i) });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, {
+      to: holder.address,
+      amount: 500_000n + BigInt(i),
+    });
   await parts.devnet!.mine(1);
   const outputs = await eventually(async () => {
     const found = await utxosOf(service.url!, wallet.key, holder.address);

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { PrivateKey } from '@bsv/sdk';
 import pino from 'pino';
+import { apiContextOf } from '../../src/compose.js';
 import { toHex } from '../../src/domain/script-chunks.js';
 import type { RunningService } from '../../src/service.js';
 import { TRANSITION_MESSAGE } from '../../src/usecases/report-transitions.js';
@@ -102,8 +103,12 @@ describe('ticket observability (e2e, captured logs)', () => {
     const mints: string[] = [];
     for (let i = 0; i < 4; i++)
       mints.push(
-        (await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 10_000n + BigInt(i) }))
-          .ticketId,
+        (
+          await mintTokens(apiContextOf(parts), parts.keys.mint, {
+            to: holder.address,
+            amount: 10_000n + BigInt(i),
+          })
+        ).ticketId,
       );
     await parts.devnet!.mine(1);
     await eventually(() => mined(mints), 'the mints MINED');
@@ -196,7 +201,7 @@ describe('ticket observability (e2e, captured logs)', () => {
 
   it('a ticket reorged out and mined again logs both moves but is timed once', async () => {
     const { parts } = service;
-    const { ticketId, txid } = await mintTokens(parts.ctx, parts.keys.mint, {
+    const { ticketId, txid } = await mintTokens(apiContextOf(parts), parts.keys.mint, {
       to: holder.address,
       amount: 9n,
     });
@@ -221,7 +226,7 @@ describe('ticket observability (e2e, captured logs)', () => {
   it('a rejected ticket logs its FAILED transition with the reason, once', async () => {
     const { parts } = service;
     // A mint the network accepted, then reported rejected (as ARC may, on a double spend).
-    const { ticketId, txid } = await mintTokens(parts.ctx, parts.keys.mint, {
+    const { ticketId, txid } = await mintTokens(apiContextOf(parts), parts.keys.mint, {
       to: holder.address,
       amount: 7n,
     });

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
 import { signingKeyOf, webhookSignature } from '../../src/callbacks/signer.js';
+import { apiContextOf } from '../../src/compose.js';
 import type { KnownTokenOutput } from '../../src/domain/validate-transfer.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -169,9 +170,9 @@ describe('Go client wire conformance (go-mnee-1sat-sdk, replayed from its source
     key = t.adminKey;
     const { parts } = t.service;
     readOnly = (await createApiKey(parts.db, parts.masterKey, { name: 'go reader', scopes: ['read'] })).key;
-    await mintTokens(parts.ctx, parts.keys.mint, { to: alice.address, amount: 5_000_000n });
-    await mintTokens(parts.ctx, parts.keys.mint, { to: alice.address, amount: 2_500_000n });
-    await mintTokens(parts.ctx, parts.keys.mint, { to: carol.address, amount: 3_000_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: alice.address, amount: 5_000_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: alice.address, amount: 2_500_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: carol.address, amount: 3_000_000n });
     await parts.devnet!.mine(1);
   });
 
@@ -412,7 +413,10 @@ describe('Go client wire conformance (go-mnee-1sat-sdk, replayed from its source
 
   it("known divergence: a FAILED ticket carries `errors` as the spec's string, which Ticket.Errors ([]string) cannot take", async () => {
     const { parts } = t.service;
-    const { ticketId, txid } = await mintTokens(parts.ctx, parts.keys.mint, { to: bob.address, amount: 7n });
+    const { ticketId, txid } = await mintTokens(apiContextOf(parts), parts.keys.mint, {
+      to: bob.address,
+      amount: 7n,
+    });
     await applyLedgerStatus(parts.ctx, txid, { status: { kind: 'rejected', reason: 'test: refused' } });
     const answer = await go('GET', `/v2/ticket?auth_token=${key}&ticketID=${ticketId}`);
     assert.equal(answer.status, 200);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
@@ -48,7 +49,7 @@ describe('freeze list', () => {
     const { parts } = t.service;
     ({ key } = await createApiKey(parts.db, parts.masterKey, { name: 'wallet', scopes: ['read', 'submit'] }));
     adminId = (await listApiKeys(parts.db)).find((k) => k.scopes.includes('admin'))!.id;
-    await mintTokens(parts.ctx, parts.keys.mint, { to: thief.address, amount: 50_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: thief.address, amount: 50_000n });
     await parts.devnet!.mine(1);
     await eventually(
       async () => ((await utxosOf(t.url, key, thief.address)).length === 1 ? true : undefined),

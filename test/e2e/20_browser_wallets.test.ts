@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Mnee from '@mnee/ts-sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { http } from './e2e-http.js';
@@ -23,7 +24,10 @@ describe('browser wallets and the reference client as it ships', () => {
     restore = redirectClientTo(t.url);
     const { parts } = t.service;
     for (let i = 0; i < ENTRIES; i++) {
-      await mintTokens(parts.ctx, parts.keys.mint, { to: carol.address, amount: BigInt(100_000 + i) });
+      await mintTokens(apiContextOf(parts), parts.keys.mint, {
+        to: carol.address,
+        amount: BigInt(100_000 + i),
+      });
     }
     await parts.devnet!.mine(1);
     await eventually(async () => {

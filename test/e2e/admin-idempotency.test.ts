@@ -4,6 +4,7 @@
 // transaction its first attempt kept (migration 016) and submits it again: one mint.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { keepPrepared, requestHashOf } from '../../src/store/access/idempotency-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
@@ -87,7 +88,8 @@ describe('admin writes honour Idempotency-Key', () => {
       key: 'mint-crashed',
       requestHash: requestHashOf(['POST', '/v2/admin/mint', JSON.stringify(body)]),
     };
-    const { db, ctx, keys: operatorKeys } = t.service.parts;
+    const { db, keys: operatorKeys } = t.service.parts;
+    const ctx = apiContextOf(t.service.parts);
     const first = await mintTokens(
       ctx,
       operatorKeys.mint,

@@ -5,6 +5,7 @@
 // Retry-After once it took its share, and another key's transfer still gets a ticket.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
 import { FLOOR } from '../../src/usecases/submit/funding-share.js';
@@ -32,7 +33,7 @@ describe("attack: one key draining the funding pool gets 429, not everyone's 503
       '1000000',
     ]);
     const { parts } = t.service;
-    const { ctx } = parts;
+    const ctx = apiContextOf(parts);
     await refillFundingPool(
       {
         db: parts.db,

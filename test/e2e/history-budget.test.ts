@@ -4,6 +4,7 @@
 // one per address once it is spent); a keyed caller still gets every group whole.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
@@ -23,7 +24,10 @@ describe('anonymous POST /v2/history shares one budget across its groups', () =>
     t = await startTestService(['--anonymous-max-records', String(CAP)]);
     const { parts } = t.service;
     for (let i = 0; i < MINTS; i++)
-      await mintTokens(parts.ctx, parts.keys.mint, { to: ALICE.address, amount: 1_000n + BigInt(i) });
+      await mintTokens(apiContextOf(parts), parts.keys.mint, {
+        to: ALICE.address,
+        amount: 1_000n + BigInt(i),
+      });
     key = (await createApiKey(parts.db, parts.masterKey, { name: 'reader', scopes: ['read'] })).key;
   });
   after(async () => {

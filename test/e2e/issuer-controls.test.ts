@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
@@ -89,7 +90,8 @@ describeServiceOnEachDb(
     /** Mints `amount` to each holder and waits until their outputs are seen. */
     const fund = async (holders: readonly Party[], amount: bigint) => {
       const { parts } = suite.t.service;
-      for (const h of holders) await mintTokens(parts.ctx, parts.keys.mint, { to: h.address, amount });
+      for (const h of holders)
+        await mintTokens(apiContextOf(parts), parts.keys.mint, { to: h.address, amount });
       await parts.devnet!.mine(1);
       for (const h of holders)
         await eventually(

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { apiContextOf } from '../../src/compose.js';
 import { parseTokenScript } from '../../src/domain/token-script.js';
 import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
@@ -137,7 +138,10 @@ export async function prepareStream(service: RunningService): Promise<Stream> {
   const key = (await createApiKey(parts.db, parts.masterKey, { name: 'wallets', scopes: ['submit'] })).key;
   for (const holder of HOLDERS)
     for (let i = 0; i < OUTPUTS_PER_HOLDER; i++)
-      await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: BigInt(1_000_000 + i) });
+      await mintTokens(apiContextOf(parts), parts.keys.mint, {
+        to: holder.address,
+        amount: BigInt(1_000_000 + i),
+      });
   await parts.devnet!.mine(1);
   await eventually(async () => {
     const rows = await parts.db.query<{ n: string }>(

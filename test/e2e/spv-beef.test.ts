@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ChainTracker, MerklePath, Transaction } from '@bsv/sdk';
 import Mnee from '@mnee/ts-sdk';
+import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { party } from '../support/token-world.js';
 import { http } from './e2e-http.js';
@@ -51,7 +52,7 @@ describe('SPV: merkle paths and Atomic BEEF', () => {
     mnee = new Mnee({ environment: 'sandbox', apiKey: t.adminKey });
     tracker = trackerOf(t.url);
     const { parts } = t.service;
-    await mintTokens(parts.ctx, parts.keys.mint, { to: alice.address, amount: 5_000_000n });
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: alice.address, amount: 5_000_000n });
   });
   after(async () => {
     restore?.();

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { REFERENCE_CLIENT_TOKENS } from '../../src/http/well-known-tokens.js';
 import type { RunningService } from '../../src/service.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
@@ -100,7 +101,8 @@ describe('live change feed (GET /v2/sync/stream)', () => {
     return s;
   };
   const activity = async (n: number, afterEach: () => Promise<void> = async () => undefined) => {
-    const { ctx, keys } = service.parts;
+    const { keys } = service.parts;
+    const ctx = apiContextOf(service.parts);
     for (let i = 0; i < n; i++) {
       await mintTokens(ctx, keys.mint, {
         to: i % 2 === 0 ? alice.address : bob.address,

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
+import { apiContextOf } from '../../src/compose.js';
 import { ERRORS } from '../../src/http/error-statuses.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -58,8 +59,12 @@ describe(`HTTP fuzz (${RUNS} requests)`, () => {
     const tickets: string[] = [];
     for (let i = 0; i < 3; i++)
       tickets.push(
-        (await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: BigInt(500_000 + i) }))
-          .ticketId,
+        (
+          await mintTokens(apiContextOf(parts), parts.keys.mint, {
+            to: holder.address,
+            amount: BigInt(500_000 + i),
+          })
+        ).ticketId,
       );
     await parts.devnet!.mine(1);
     await eventually(async () => {

@@ -11,7 +11,7 @@ import { readRoutes } from '../../src/http/routes/read-routes.js';
 import { PAGE_RECORDS } from '../../src/http/routes/sync-stream.js';
 import type { Db } from '../../src/store/db/db.js';
 import { syncForAddresses } from '../../src/store/feed/feed-queries.js';
-import type { ServiceContext } from '../../src/usecases/context.js';
+import type { ApiContext } from '../../src/usecases/context.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTransaction } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';
@@ -42,7 +42,7 @@ describeOnEachDb('long answers: POST /v1/sync without a limit', (fresh) => {
     app = testApp({
       routes: [
         readRoutes({
-          ctx: { db: counting } as unknown as ServiceContext,
+          ctx: { db: counting } as unknown as ApiContext,
           masterKey: new Uint8Array(32),
           environment: 'sandbox',
           maxAddresses: 1000,

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { parseRoutes } from '../../src/http/routes/parse-routes.js';
 import type { Db } from '../../src/store/db/db.js';
 import { startTestService, type TestService } from '../e2e/support.js';
@@ -56,7 +57,7 @@ describe('POST /v2/parse bounds its work', () => {
     app = testApp({
       routes: [
         parseRoutes({
-          ctx: { ...parts.ctx, db: counting },
+          ctx: { ...apiContextOf(parts), db: counting },
           masterKey: parts.masterKey,
           environment: 'sandbox',
           maxAddresses: 1000,

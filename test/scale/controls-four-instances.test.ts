@@ -6,6 +6,7 @@
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { assertProblem, http, transferOf, utxosOf } from '../e2e/e2e-http.js';
@@ -35,7 +36,7 @@ describe('issuer controls on four api instances', { skip: testDatabaseUrl === un
     // Each holder gets outputs enough for three transfers (one per phase below).
     for (const h of HOLDERS)
       for (let i = 0; i < 3; i++)
-        await mintTokens(first.ctx, first.keys.mint, { to: h.address, amount: 10_000n });
+        await mintTokens(apiContextOf(first), first.keys.mint, { to: h.address, amount: 10_000n });
     await world.ledger.devnet.mine(1);
     await eventually(
       async () =>

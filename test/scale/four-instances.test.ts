@@ -8,6 +8,7 @@
 // score order. Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import type { SqlValue } from '../../src/store/db/db.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -79,7 +80,10 @@ function describeFourInstances(withWriter: boolean) {
         .key;
       for (const holder of HOLDERS)
         for (let i = 0; i < OUTPUTS_PER_HOLDER; i++)
-          await mintTokens(first.ctx, first.keys.mint, { to: holder.address, amount: BigInt(1_000_000 + i) });
+          await mintTokens(apiContextOf(first), first.keys.mint, {
+            to: holder.address,
+            amount: BigInt(1_000_000 + i),
+          });
       await world.ledger.devnet.mine(1);
       await eventually(allMined, 'the mints MINED', 300);
 

@@ -5,6 +5,7 @@
 // record /v1/sync answers (none skipped). Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
@@ -79,7 +80,7 @@ describe('live change feed on four api instances and one PostgreSQL', {
             // A mint that lost the treasury's output to another instance's is tried again.
             for (let attempt = 0; attempt < 20; attempt++) {
               try {
-                await mintTokens(inst.service.parts.ctx, inst.service.parts.keys.mint, {
+                await mintTokens(apiContextOf(inst.service.parts), inst.service.parts.keys.mint, {
                   to: holders[(i + round) % holders.length]!.address,
                   amount: BigInt(1000 + round * 10 + i),
                 });

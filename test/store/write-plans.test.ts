@@ -8,6 +8,7 @@
 // The claim's plan under stale statistics has its own check (submission-claims-plan.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import type { Db, Queryable, Row, SqlValue } from '../../src/store/db/db.js';
 import { foldBalanceChanges } from '../../src/store/wallets/address-balances.js';
 import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
@@ -142,7 +143,7 @@ describe('write transactions plan once', {
       }, 'the transfer mined');
       await eventually(async () => (receiver.received.length >= 3 ? true : undefined), 'three callbacks');
       // An operator's burn of the fee it earned, and a refill of the funding pool.
-      await burnTokens(parts.ctx, parts.keys, { from: 'fee', amount: 50n });
+      await burnTokens(apiContextOf(parts), parts.keys, { from: 'fee', amount: 50n });
       const split = await refillFundingPool(
         {
           db: parts.db,

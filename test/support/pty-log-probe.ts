@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { transferRoutes } from '../../src/http/routes/transfer-routes.js';
 import { createLogger } from '../../src/process/logger.js';
-import type { ServiceContext } from '../../src/usecases/context.js';
+import type { ApiContext } from '../../src/usecases/context.js';
 import { InMemoryApiKeyVerifier } from './in-memory-api-keys.js';
 
 export const PASTED_KEY = 'tp_Zm9yZ2VkLWtleS1wYXN0ZWQtYXMtYW4taWQtMTIzNDU2';
@@ -21,7 +21,7 @@ const app = buildApp({
   readiness: async () => ({ ready: true }),
   routes: [
     transferRoutes({
-      ctx: { db, now: () => new Date() } as unknown as ServiceContext,
+      ctx: { db, now: () => new Date() } as unknown as ApiContext,
       masterKey: new Uint8Array(32),
       environment: 'sandbox',
       maxAddresses: 10,

@@ -2,6 +2,7 @@
 // `label`, mined, then one transfer of them submitted over HTTP and awaited until its ticket is
 // SUCCESS. For the suites that then make the service or the ledger change their mind about it.
 import assert from 'node:assert/strict';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, ticketIdOf, transferOf, utxosOf } from '../e2e/e2e-http.js';
@@ -20,7 +21,7 @@ export async function acceptedTransfer(
   const { parts } = t.service;
   const holder = party(label);
   const { key } = await createApiKey(parts.db, parts.masterKey, { name: 'w', scopes: ['read', 'submit'] });
-  await mintTokens(parts.ctx, parts.keys.mint, { to: holder.address, amount: 50_000n });
+  await mintTokens(apiContextOf(parts), parts.keys.mint, { to: holder.address, amount: 50_000n });
   await parts.devnet!.mine(1);
   const [output] = await eventually(async () => {
     const found = await utxosOf(t.url, key, holder.address);

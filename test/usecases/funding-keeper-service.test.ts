@@ -5,6 +5,7 @@
 // two seconds are over, and the splits grow with the rate measured (a minute of demand each).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { pubKeyHashOf } from '../../src/domain/address.js';
 import { unspentOutputs } from '../../src/store/wallets/wallet-queries.js';
 import { DEFAULT_SPLIT_OUTPUTS } from '../../src/usecases/funding/pool-refill.js';
@@ -33,7 +34,8 @@ after(() => running?.stop());
 
 /** Mints `count` coins to `senders` and signs one transfer from each coin (to one recipient). */
 async function signedTransfers(count: number): Promise<string[]> {
-  const { ctx, keys, devnet } = running.service.parts;
+  const { keys, devnet } = running.service.parts;
+  const ctx = apiContextOf(running.service.parts);
   const senders = Array.from({ length: 8 }, (_, i) => party(`keeper sender ${i}`));
   for (let made = 0; made < count; made += 99) {
     const n = Math.min(99, count - made);
@@ -75,7 +77,7 @@ test('at a step from 0 to 25 transfers a second and at that rate after it, no 50
        SELECT txid, vout FROM funding_outputs WHERE state = 'available' ORDER BY satoshis, txid, vout LIMIT $1)`,
     [POOL_AT_STEP],
   );
-  await ctx.submissions!.funding.resync();
+  await apiContextOf(running.service.parts).submissions.funding.resync();
   const splitsBefore = new Set((await splits()).map((s) => s.txid));
 
   const answers: { at: number; status: number }[] = [];

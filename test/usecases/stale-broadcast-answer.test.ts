@@ -3,6 +3,7 @@
 // a MINED ticket back; the tracker's own `mempool` (a reorg) still does.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { broadcastTicket } from '../../src/usecases/submit/broadcast-ticket.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -27,7 +28,7 @@ describe('a late broadcast answer', () => {
     // The devnet's pushes bring MINED; a slow poll keeps the tracker from undoing the second check.
     t = await startTestService(['--tracker-poll-ms', '60000']);
     const { parts } = t.service;
-    const minted = await mintTokens(parts.ctx, parts.keys.mint, {
+    const minted = await mintTokens(apiContextOf(parts), parts.keys.mint, {
       to: party('late answer').address,
       amount: 5n,
     });

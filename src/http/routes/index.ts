@@ -7,7 +7,7 @@ import { addressesOf, type OperatorKeys } from '../../keys/operator-keys.js';
 import type { ArcLedger } from '../../ledger/arc/arc-ledger.js';
 import type { Devnet } from '../../ledger/devnet/devnet.js';
 import type { ServiceMetrics } from '../../metrics/service-metrics.js';
-import type { ServiceContext } from '../../usecases/context.js';
+import type { ApiContext } from '../../usecases/context.js';
 import type { RoutePlugin } from '../app.js';
 import { consolePageRoutes } from '../console/console-page-routes.js';
 import { metricsRoutes } from '../metrics.js';
@@ -19,13 +19,13 @@ import { consoleSearchRoutes } from './console-search-routes.js';
 import { controlRoutes } from './control-routes.js';
 import { deliveryRoutes } from './delivery-routes.js';
 import { faucetRoutes } from './faucet-routes.js';
-import { spvRoutes } from './spv-routes.js';
-import { streamRoutes } from './stream-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
 import { readRoutes } from './read-routes.js';
 import type { RouteDeps } from './route-deps.js';
+import { spvRoutes } from './spv-routes.js';
+import { streamRoutes } from './stream-routes.js';
 import { supplyRoutes } from './supply-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 
@@ -47,7 +47,8 @@ export interface RouteParts {
     | 'streamMaxPerKey'
     | 'streamMaxPerClient'
   >;
-  readonly ctx: ServiceContext;
+  /** The api role's context: routes that accept transfers submit through it. */
+  readonly ctx: ApiContext;
   readonly masterKey: Uint8Array;
   readonly keys: OperatorKeys;
   readonly token: { readonly supply: string };

@@ -1,8 +1,8 @@
 // What the resource routes are handed: the use-case context and the service's own facts.
-import type { ServiceContext } from '../../usecases/context.js';
+import type { ApiContext } from '../../usecases/context.js';
 
 export interface RouteDeps {
-  readonly ctx: ServiceContext;
+  readonly ctx: ApiContext;
   /** Seals callback secrets at rest. */
   readonly masterKey: Uint8Array;
   readonly environment: 'sandbox' | 'production';

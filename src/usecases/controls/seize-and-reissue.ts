@@ -12,7 +12,7 @@ import { isValidAddress } from '../../domain/address.js';
 import { DomainError } from '../../domain/domain-error.js';
 import { pauseState } from '../../store/controls/pause-store.js';
 import { recordReissue, recordSeizure, type Seizure } from '../../store/controls/seizure-store.js';
-import type { ServiceContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { mintTokens } from '../supply/mint-tokens.js';
 
 export interface SeizureRequest {
@@ -31,7 +31,7 @@ export type SeizureOutcome =
 const OUTPOINT = /^([0-9a-f]{64})_(0|[1-9]\d{0,9})$/;
 
 export async function seizeAndReissue(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   mintKey: Uint8Array,
   req: SeizureRequest,
 ): Promise<SeizureOutcome> {

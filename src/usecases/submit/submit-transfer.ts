@@ -14,10 +14,10 @@ import { parseTransfer } from '../../domain/parse-transfer.js';
 import { isRefusal } from '../../domain/transfer-refusal.js';
 import type { Submission } from '../../store/submissions/submission-writes.js';
 import { ticketById } from '../../store/tickets/ticket-queries.js';
-import type { ServiceContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { controlRefusal, screenTransfer } from '../controls/transfer-controls.js';
 import { reportTransitions } from '../report-transitions.js';
-import { type BroadcastOutcome, broadcastTicket } from './broadcast-ticket.js';
+import type { BroadcastOutcome } from './broadcast-ticket.js';
 
 export interface SubmitRequest {
   readonly raw: Uint8Array;
@@ -45,9 +45,8 @@ export interface SubmitResult {
 /** Funding outputs tried for one transfer whose lease was lost meanwhile. */
 const FUNDING_ATTEMPTS = 3;
 
-export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): Promise<SubmitResult> {
+export async function submitTransfer(ctx: ApiContext, req: SubmitRequest): Promise<SubmitResult> {
   const pipeline = ctx.submissions;
-  if (pipeline === undefined) throw new Error('this process has no submission pipeline');
   const parsed = parseTransfer(req.raw, ctx.token);
   if (isRefusal(parsed)) throw new DomainError(parsed.code, parsed.detail);
   const limits = ctx.controls?.limits;
@@ -199,7 +198,7 @@ export async function submitTransfer(ctx: ServiceContext, req: SubmitRequest): P
 }
 
 /** The same transaction again: its ticket, broadcast again while it is still broadcasting. */
-async function answerAgain(ctx: ServiceContext, ticketId: string): Promise<SubmitResult> {
+async function answerAgain(ctx: ApiContext, ticketId: string): Promise<SubmitResult> {
   const ticket = await ticketById(ctx.db, ticketId);
   if (ticket === null) throw new Error(`ticket ${ticketId} vanished`);
   const settled = (outcome: BroadcastOutcome) => ({
@@ -223,13 +222,12 @@ async function answerAgain(ctx: ServiceContext, ticketId: string): Promise<Submi
 }
 
 function broadcastSafely(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   ticketId: string,
   txid: string,
   rawTx: Uint8Array,
 ): Promise<BroadcastOutcome> {
-  const sent = ctx.broadcasts?.enqueue({ ticketId, txid, rawTx }) ?? broadcastTicket(ctx, txid, rawTx);
-  return sent.catch((err: unknown) => {
+  return ctx.broadcasts.enqueue({ ticketId, txid, rawTx }).catch((err: unknown) => {
     ctx.log.error({ err, ticketId }, 'broadcast after submission failed; the tracker will retry');
     return { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err) };
   });

@@ -1,7 +1,7 @@
 // Burning tokens: a service-built transfer out of an address the service holds (the mint
 // treasury or the fee address) with one `"op":"burn"` output (counted in conservation, never
 // spendable again) locked to the burn address, and the change back to the source.
-import type { ServiceContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { type PreparedTransaction, sendFromHeldAddress } from './send-from-held-address.js';
 
 export type BurnSource = 'mint' | 'fee';
@@ -24,7 +24,7 @@ export interface BurnKeys {
 }
 
 export async function burnTokens(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   keys: BurnKeys,
   req: BurnRequest,
   prepared?: PreparedTransaction,

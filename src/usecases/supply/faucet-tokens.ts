@@ -10,7 +10,7 @@ import {
   type FaucetBounds,
   settleFaucetGrant,
 } from '../../store/sandbox/faucet-grants.js';
-import type { ServiceContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { mintTokens } from './mint-tokens.js';
 
 export interface FaucetRequest {
@@ -25,7 +25,7 @@ export type FaucetResult =
   | { readonly kind: 'over'; readonly bound: 'address' | 'client'; readonly retryAt: Date };
 
 export async function faucetTokens(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   mintKey: Uint8Array,
   req: FaucetRequest,
   bounds: FaucetBounds,

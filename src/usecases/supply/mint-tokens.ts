@@ -4,7 +4,7 @@ import { pubKeyHashOf } from '../../domain/address.js';
 import { DomainError } from '../../domain/domain-error.js';
 import { frozenRecipientRefusal } from '../../domain/freeze.js';
 import { frozenAmong } from '../../store/controls/freeze-store.js';
-import type { ServiceContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import {
   type HeldTransferResult,
   type PreparedTransaction,
@@ -19,7 +19,7 @@ export interface MintRequest {
 export type MintResult = HeldTransferResult;
 
 export async function mintTokens(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   mintKey: Uint8Array,
   req: MintRequest,
   prepared?: PreparedTransaction,

@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/domain-error.js';
 import { signOwnerInputs } from '../../domain/sign-owner.js';
 import { buildTokenScript } from '../../domain/token-script.js';
 import { type UnspentOutput, unspentOutputs } from '../../store/wallets/wallet-queries.js';
-import type { ServiceContext } from '../context.js';
+import type { ApiContext, ServiceContext } from '../context.js';
 import { submitTransfer } from '../submit/submit-transfer.js';
 
 export interface HeldOutput {
@@ -43,7 +43,7 @@ export interface HeldTransferResult {
 }
 
 export async function sendFromHeldAddress(
-  ctx: ServiceContext,
+  ctx: ApiContext,
   req: HeldTransfer,
   prepared?: PreparedTransaction,
 ): Promise<HeldTransferResult> {
