@@ -101,9 +101,11 @@ describe(`chaos: kill -9 of a random process of the deployment, ${KILLS} times`,
     const db = await openPostgresDb(world.databaseUrl, { max: 4 });
     const apis = processes.filter((p) => p.roles === 'api');
     const observed: Observed = { ...stream.observed, db, url: apis[0]!.url };
+    // Set false at the end, or on a failure: the lanes and the miner stop, and the runner exits.
+    let drilling = true;
+    let sending = true;
     try {
       // The ledger mines a block every second or so while anything waits in its mempool.
-      let drilling = true;
       const miner = (async () => {
         while (drilling) {
           if (world.ledger.devnet.mempoolTxids().length > 0) await world.ledger.devnet.mine(1);
@@ -117,7 +119,6 @@ describe(`chaos: kill -9 of a random process of the deployment, ${KILLS} times`,
       const lastAnswer = new Map<number, string>();
       const retry: number[] = [];
       let next = 0;
-      let sending = true;
       const send = async (n: number, url: string) => {
         const answer = await submitTransfer(url, stream.key, stream.rawtxs[n]!, {
           callback_url: receiver.url('/hook'),
@@ -239,6 +240,8 @@ describe(`chaos: kill -9 of a random process of the deployment, ${KILLS} times`,
         `${answered.length} tickets MINED; callbacks: ${tally.events} events, ${tally.requests} requests, ${tally.repeated} delivered more than once; starts ${JSON.stringify(starts)}; ${Math.round((Date.now() - started) / 1000)} s`,
       );
     } finally {
+      sending = false;
+      drilling = false;
       await db.close();
     }
   });
