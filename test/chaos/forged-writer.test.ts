@@ -8,12 +8,10 @@
 // and a forged ledger verdict changes nothing the ledger does not say. Runs only when
 // TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Transaction, UnlockingScript } from '@bsv/sdk';
 import { apiContextOf } from '../../src/compose.js';
 import { hash160 } from '../../src/crypto/hash.js';
@@ -32,6 +30,7 @@ import { encodeSubmission } from '../../src/writer/writer-wire.js';
 import { http, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { freePort, type RoleProcess, startRoleProcess } from '../support/role-process.js';
 import { randomTxid } from '../support/seed-store.js';
 import { aSubmission } from '../support/submission-fixture.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
@@ -46,38 +45,17 @@ describe('attack: forged writes posted to the writer with a valid token', {
 }, () => {
   const world = sharedWorld('writer forgery');
   let api: Instance;
-  let writer: ChildProcess | null = null;
-  let writerExited: Promise<void> = Promise.resolve();
+  let writer: RoleProcess | null = null;
   const writerDir = mkdtempSync(join(tmpdir(), 'tokenproxy-forged-writer-'));
 
   before(async () => {
     api = await world.start('api');
     await world.ledger.devnet.mine(1);
     await world.start('tracker');
-    const root = fileURLToPath(new URL('../..', import.meta.url));
-    writer = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--roles',
-        'writer',
-        // Every process answers /healthz, /readyz and /metrics on its port: any free one here.
-        '--port',
-        '0',
-        '--data-dir',
-        writerDir,
-        '--log-level',
-        'error',
-        '--database-url',
-        world.databaseUrl,
-        ...world.ledger.flags,
-      ],
-      { cwd: root, stdio: ['ignore', 'ignore', 'ignore'] },
-    );
-    writerExited = new Promise((resolve) => writer!.once('exit', () => resolve()));
+    writer = await startRoleProcess('writer', world.databaseUrl, world.ledger.flags, {
+      port: await freePort(),
+      dataDir: writerDir,
+    });
     await eventually(
       async () =>
         (await api.service.parts.db.query("SELECT 1 FROM settings WHERE key = 'writer'")).length === 1
@@ -88,8 +66,9 @@ describe('attack: forged writes posted to the writer with a valid token', {
     );
   });
   after(async () => {
-    if (writer !== null && writer.exitCode === null && writer.signalCode === null) writer.kill('SIGKILL');
-    await writerExited;
+    if (writer !== null && writer.child.exitCode === null && writer.child.signalCode === null)
+      writer.child.kill('SIGKILL');
+    await writer?.exited;
     rmSync(writerDir, { recursive: true, force: true });
   });
 

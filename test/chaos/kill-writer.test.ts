@@ -5,12 +5,10 @@
 // output is both spent and unspent, and every ticket reaches MINED in agreement with the ledger.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { liveWriter } from '../../src/store/submissions/writer-registry.js';
@@ -18,6 +16,7 @@ import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, ticketIdOf, transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
+import { freePort, type RoleProcess, startRoleProcess } from '../support/role-process.js';
 import { expectNoOutputBothSpentAndUnspent } from '../support/store-invariants.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
@@ -34,13 +33,13 @@ describe('chaos: kill -9 of the writer in a stream of transfers', {
 }, () => {
   const world = sharedWorld('writer kill');
   const apis: Instance[] = [];
-  let writer: ChildProcess | null = null;
-  let writerExited: Promise<void> = Promise.resolve();
+  let writer: RoleProcess | null = null;
   const writerDir = mkdtempSync(join(tmpdir(), 'tokenproxy-writer-'));
 
   const killWriter = async () => {
-    if (writer !== null && writer.exitCode === null && writer.signalCode === null) writer.kill('SIGKILL');
-    await writerExited;
+    if (writer !== null && writer.child.exitCode === null && writer.child.signalCode === null)
+      writer.child.kill('SIGKILL');
+    await writer?.exited;
   };
 
   before(async () => {
@@ -48,30 +47,10 @@ describe('chaos: kill -9 of the writer in a stream of transfers', {
     await world.ledger.devnet.mine(1);
     await world.start('tracker');
     apis.push(await world.start('api'));
-    const root = fileURLToPath(new URL('../..', import.meta.url));
-    writer = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--roles',
-        'writer',
-        // Every process answers /healthz, /readyz and /metrics on its port: any free one here.
-        '--port',
-        '0',
-        '--data-dir',
-        writerDir,
-        '--log-level',
-        'error',
-        '--database-url',
-        world.databaseUrl,
-        ...world.ledger.flags,
-      ],
-      { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    writerExited = new Promise((resolve) => writer!.once('exit', () => resolve()));
+    writer = await startRoleProcess('writer', world.databaseUrl, world.ledger.flags, {
+      port: await freePort(),
+      dataDir: writerDir,
+    });
     const db = apis[0]!.service.parts.db;
     await eventually(
       async () => ((await liveWriter(db, new Date())) === null ? undefined : true),
