@@ -34,6 +34,7 @@ describeOnEachDb('ticket queries', (fresh) => {
       createdAt,
       updatedAt,
       apiKeyId: 'key-1',
+      requestId: null,
     });
     const anonymous = await seedTicket(fresh.db, {});
     const got = await ticketById(fresh.db, anonymous);

@@ -111,14 +111,15 @@ describeOnEachDb('wallet queries', (fresh) => {
   });
 
   // Before the tests below add outputs out of nothing (which supply would rightly count).
-  test('supply: circulating + treasury + burned is the genesis amount', async () => {
+  test('supply: circulating + treasury + burned + seized is the genesis amount', async () => {
     const s = await checkSupplyBalances();
-    assert.deepStrictEqual(s, { circulating: 1_000n, treasury: GENESIS - 1_075n, burned: 75n });
+    assert.deepStrictEqual(s, { circulating: 1_000n, treasury: GENESIS - 1_075n, burned: 75n, seized: 0n });
     // Other addresses: nothing owned by them counts as 0, burn outputs still count.
     assert.deepStrictEqual(await supply(fresh.db, { mintAddress: 'nobody-1', burnAddress: 'nobody-2' }), {
       circulating: GENESIS - 50n,
       treasury: 0n,
       burned: 50n,
+      seized: 0n,
     });
   });
 
