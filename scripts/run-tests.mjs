@@ -30,9 +30,11 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// A test that hangs fails after this long instead of holding CI to its own limit.
+const timeoutMs = process.env.TEST_TIMEOUT_MS ?? '900000';
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files],
   { cwd: root, stdio: 'inherit', env: process.env },
 );
 process.exit(result.status ?? 1);
