@@ -1,7 +1,6 @@
 // A transfer the ledger accepted, on a running test service: tokens minted to a holder of
 // `label`, mined, then one transfer of them submitted over HTTP and awaited until its ticket is
 // SUCCESS. For the suites that then make the service or the ledger change their mind about it.
-import assert from 'node:assert/strict';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
