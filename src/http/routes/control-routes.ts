@@ -1,7 +1,7 @@
-// The issuer's controls (issue 32; docs/operations.md, "Issuer's runbook"): pause and unpause
-// transfers (scope `pause`), the blacklist (scope `freeze`: an address on it can neither send
-// nor receive), seize and reissue (scope `seize`), and the control record (scope `audit`): every change with the admin key that
-// made it and why. The CLI (`tokenproxy pause | unpause | blacklist | unblacklist | controls`)
+// The issuer's controls (docs/operations.md, "Issuer's runbook"): pause and unpause transfers
+// (scope `pause`), the blacklist (scope `freeze`: an address on it can neither send nor
+// receive), and the control record (scope `audit`): every change with the admin key that made
+// it and why. Seize and reissue is in seizure-routes.ts. The CLI (`tokenproxy pause | unpause | blacklist | unblacklist | controls`)
 // and the console use these.
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
@@ -9,9 +9,7 @@ import { unlistableReason } from '../../domain/issuer-controls.js';
 import { blacklistHoldings, type Listing } from '../../store/controls/blacklist-store.js';
 import { type ControlEvent, controlEvents } from '../../store/controls/control-events.js';
 import { type PauseState, pauseState } from '../../store/controls/pause-store.js';
-import { listSeizures, type Seizure } from '../../store/controls/seizure-store.js';
 import { blacklist, changePause, unblacklist } from '../../usecases/controls/change-controls.js';
-import { seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { grants, NARROW_ADMIN_SCOPES, type Scope } from '../plugins/auth.js';
@@ -22,9 +20,9 @@ import type { RouteDeps } from './route-deps.js';
 /** Control events the record answers with (newest first). */
 export const CONTROL_EVENTS_LISTED = 100;
 
-const query = Type.Object(authTokenQuery);
-const Time = Type.String({ format: 'date-time' });
-const Reason = Type.String({
+export const query = Type.Object(authTokenQuery);
+export const Time = Type.String({ format: 'date-time' });
+export const Reason = Type.String({
   minLength: 1,
   maxLength: 500,
   description: 'Why (recorded with the admin key id in the control record)',
@@ -100,59 +98,6 @@ const Events = Type.Object({
   }),
 });
 
-const SeizureBody = Type.Object(
-  {
-    reference: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description:
-        "The order's number or hash: one seizure per reference (sending it again completes or answers it)",
-    }),
-    reason: Reason,
-    outpoints: Type.Array(Type.String({ pattern: '^[0-9a-f]{64}_(0|[1-9][0-9]{0,9})$' }), {
-      minItems: 1,
-      maxItems: 1000,
-      description: 'Outputs of frozen or blacklisted addresses, `<txid>_<vout>`',
-    }),
-    reissueTo: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'The address the value is minted to',
-    }),
-  },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        reference: 'court order 2026-CV-0042',
-        reason: 'stolen funds returned to their owner',
-        outpoints: [`${'ab'.repeat(32)}_1`],
-        reissueTo: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT',
-      },
-    ],
-  },
-);
-const SeizureJson = Type.Object({
-  id: Type.String(),
-  reference: Type.String(),
-  reason: Type.String(),
-  reissueTo: Type.String(),
-  amount: AmountJson,
-  reissueTxid: Type.Union([Type.String(), Type.Null()], {
-    description: 'The mint to reissueTo; null until made',
-  }),
-  outputs: Type.Array(Type.Object({ outpoint: Type.String(), owner: Type.String(), amount: AmountJson })),
-  actor: Type.String({ description: 'The admin key id that ordered it' }),
-  at: Time,
-});
-const SeizureDone = Type.Object({
-  ...SeizureJson.properties,
-  created: Type.Boolean({
-    description: 'False when the reference was recorded before (answered again, or completed)',
-  }),
-});
-const Seizures = Type.Object({ seizures: Type.Array(SeizureJson), total: AmountJson });
-
 const POWERS = ['admin', ...NARROW_ADMIN_SCOPES, 'audit'] as const;
 const WhoAmI = Type.Object(
   {
@@ -185,7 +130,7 @@ const WhoAmI = Type.Object(
   },
 );
 
-export function controlRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }) {
+export function controlRoutes(deps: RouteDeps) {
   const { ctx } = deps;
   const checked = (address: string): string => {
     if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
@@ -329,53 +274,6 @@ export function controlRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }
       },
     );
 
-    app.post(
-      '/v2/admin/seizures',
-      {
-        config: { scope: 'seize' },
-        schema: {
-          summary:
-            'Seize frozen outputs and reissue their value to the named address, in one audited operation',
-          tags: ['admin'],
-          body: SeizureBody,
-          querystring: query,
-          response: { 200: SeizureDone, 201: SeizureDone, ...problemResponses(400, 403, 409) },
-        },
-      },
-      async (request, reply) => {
-        const actor = actorOf(request.principal);
-        const done = await seizeAndReissue(ctx, deps.mintKey, { ...request.body, actor });
-        if (done.kind === 'refused') throw new AppError('SEIZURE_REFUSED', done.why);
-        request.log.warn(
-          { reference: done.seizure.reference, amount: done.seizure.amount.toString(), actor },
-          'outputs seized and reissued',
-        );
-        return reply
-          .code(done.created ? 201 : 200)
-          .send({ ...seizureJson(done.seizure), created: done.created });
-      },
-    );
-
-    app.get(
-      '/v2/admin/seizures',
-      {
-        config: { scope: 'audit' },
-        schema: {
-          summary: 'Seizures, newest first, with their outputs and reissues',
-          tags: ['admin'],
-          querystring: query,
-          response: { 200: Seizures },
-        },
-      },
-      async () => {
-        const seizures = await listSeizures(ctx.db);
-        return {
-          seizures: seizures.map(seizureJson),
-          total: amountJson(seizures.reduce((sum, z) => sum + z.amount, 0n)),
-        };
-      },
-    );
-
     app.get(
       '/v2/admin/controls/events',
       {
@@ -403,24 +301,6 @@ function pauseJson(s: PauseState) {
 
 function listingJson(l: Listing) {
   return { address: l.address, reason: l.reason, listedBy: l.listedBy, listedAt: l.listedAt.toISOString() };
-}
-
-function seizureJson(z: Seizure) {
-  return {
-    id: z.id,
-    reference: z.reference,
-    reason: z.reason,
-    reissueTo: z.reissueTo,
-    amount: amountJson(z.amount),
-    reissueTxid: z.reissueTxid,
-    outputs: z.outputs.map((o) => ({
-      outpoint: `${o.txid}_${o.vout}`,
-      owner: o.owner,
-      amount: amountJson(o.amount),
-    })),
-    actor: z.actor,
-    at: z.at.toISOString(),
-  };
 }
 
 function eventJson(e: ControlEvent) {

@@ -24,6 +24,7 @@ import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
 import { readRoutes } from './read-routes.js';
 import type { RouteDeps } from './route-deps.js';
+import { seizureRoutes } from './seizure-routes.js';
 import { spvRoutes } from './spv-routes.js';
 import { streamRoutes } from './stream-routes.js';
 import { supplyRoutes } from './supply-routes.js';
@@ -100,7 +101,8 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       genesisSupply,
       forgetApiKeys: () => apiKeys.forget(),
     }),
-    controlRoutes({ ...deps, mintKey: parts.keys.mint }),
+    controlRoutes(deps),
+    seizureRoutes({ ...deps, mintKey: parts.keys.mint }),
     supplyRoutes({
       ...deps,
       burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },
