@@ -33,6 +33,7 @@ export type DomainErrorCode =
   | 'DAILY_LIMIT_EXCEEDED'
   | 'SCREENING_DENIED'
   | 'SCREENING_UNAVAILABLE'
+  | 'MINT_ALLOWANCE_EXCEEDED'
   // What the use cases could not do
   | 'TX_NOT_FOUND'
   | 'RAWTX_REQUIRED'

@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/domain-error.js';
 import { frozenRecipientRefusal } from '../../domain/freeze.js';
 import { frozenAmong } from '../../store/controls/freeze-store.js';
 import type { ApiContext } from '../context.js';
+import { allowanceSpending, checkAllowance } from '../controls/allowances.js';
 import {
   type HeldTransferResult,
   type PreparedTransaction,
@@ -14,6 +15,11 @@ import {
 export interface MintRequest {
   readonly to: string;
   readonly amount: bigint;
+  /**
+   * The admin key asking (issue 32): its mint allowance, when it has one, is spent by this mint
+   * (usecases/controls/allowances.ts); absent: the service's own mints (faucet, reissues).
+   */
+  readonly minter?: string;
 }
 
 export type MintResult = HeldTransferResult;
@@ -29,13 +35,20 @@ export async function mintTokens(
   // An issuer puts no new tokens into a frozen address.
   const frozen = frozenRecipientRefusal(req.to, await frozenAmong(ctx.db, [req.to]));
   if (frozen !== null) throw new DomainError(frozen.code, frozen.detail);
-  return sendFromHeldAddress(
-    ctx,
-    {
-      from: ctx.token.mintAddress,
-      key: mintKey,
-      outputs: [{ op: 'transfer', to: req.to, amount: req.amount }],
-    },
-    prepared,
-  );
+  const held = {
+    from: ctx.token.mintAddress,
+    key: mintKey,
+    outputs: [{ op: 'transfer' as const, to: req.to, amount: req.amount }],
+  };
+  if (req.minter === undefined) return sendFromHeldAddress(ctx, held, prepared);
+  await checkAllowance(ctx, req.minter, req.amount);
+  const spending = allowanceSpending(ctx, req.minter, req.amount, prepared);
+  try {
+    return await sendFromHeldAddress(ctx, held, spending);
+  } catch (err) {
+    // A refusal moved no token: the allowance it spent is given back. Any other failure (the
+    // ledger down, a crash) may have committed the mint: what it spent stays spent.
+    if (err instanceof DomainError) await spending.refund();
+    throw err;
+  }
 }

@@ -1,0 +1,137 @@
+// Per-key mint allowances (migration 037; USDC's minter allowance): a key with a row mints at
+// most `remaining` more; a key without one mints without a cap (so a deployment that never sets
+// one keeps working). Each mint spends its amount under its txid (mint_allowance_spends) in one
+// transaction with the decrement, so a retried mint that submits the same transaction spends
+// once; a mint that was never committed gives its amount back (refundAllowance).
+import type { Db, Queryable } from '../db/db.js';
+import { recordProposalEvent } from './proposal-store.js';
+
+export interface Allowance {
+  readonly keyId: string;
+  readonly remaining: bigint;
+  readonly setBy: string;
+  readonly setAt: Date;
+}
+
+interface Row {
+  key_id: string;
+  remaining: string;
+  set_by: string;
+  set_at: Date;
+  [column: string]: unknown;
+}
+
+const allowanceOfRow = (r: Row): Allowance => ({
+  keyId: r.key_id,
+  remaining: BigInt(r.remaining),
+  setBy: r.set_by,
+  setAt: r.set_at,
+});
+
+/** The key's allowance; null: none set (no cap). */
+export async function allowanceOf(q: Queryable, keyId: string, lock = false): Promise<Allowance | null> {
+  const [row] = await q.query<Row>(
+    `SELECT key_id, remaining::text AS remaining, set_by, set_at FROM mint_allowances WHERE key_id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [keyId],
+  );
+  return row === undefined ? null : allowanceOfRow(row);
+}
+
+export async function listAllowances(q: Queryable): Promise<Allowance[]> {
+  const rows = await q.query<Row>(
+    'SELECT key_id, remaining::text AS remaining, set_by, set_at FROM mint_allowances ORDER BY key_id',
+  );
+  return rows.map(allowanceOfRow);
+}
+
+/**
+ * Sets a key's allowance (null: removes the cap), recorded in control_events with who, why and
+ * the change. Runs in the caller's transaction (an approved proposal's finish).
+ */
+export async function setAllowance(
+  tx: Queryable,
+  s: {
+    readonly keyId: string;
+    readonly remaining: bigint | null;
+    readonly reason: string;
+    readonly actor: string;
+    readonly at: Date;
+  },
+): Promise<{ readonly before: bigint | null; readonly after: bigint | null }> {
+  const before = (await allowanceOf(tx, s.keyId, true))?.remaining ?? null;
+  if (s.remaining === null) await tx.query('DELETE FROM mint_allowances WHERE key_id = $1', [s.keyId]);
+  else
+    await tx.query(
+      `INSERT INTO mint_allowances (key_id, remaining, set_by, set_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (key_id) DO UPDATE SET remaining = $2, set_by = $3, set_at = $4`,
+      [s.keyId, s.remaining.toString(), s.actor, s.at],
+    );
+  await recordProposalEvent(tx, {
+    action: 'allowance-set',
+    subject: s.keyId,
+    reason: s.reason,
+    actor: s.actor,
+    at: s.at,
+    detail: { before: before?.toString() ?? null, after: s.remaining?.toString() ?? null },
+  });
+  return { before, after: s.remaining };
+}
+
+export type Spend =
+  | { readonly kind: 'spent'; readonly remaining: bigint | null }
+  | { readonly kind: 'spent-before' }
+  | { readonly kind: 'exceeded'; readonly remaining: bigint };
+
+/**
+ * Spends `amount` of the key's allowance for the mint `txid`, once per txid: 'spent-before' when
+ * this transaction spent already, 'exceeded' (nothing changed) when the allowance is smaller.
+ */
+export async function spendAllowance(
+  db: Db,
+  s: { readonly txid: string; readonly keyId: string; readonly amount: bigint; readonly at: Date },
+): Promise<Spend> {
+  return db.transaction(async (tx): Promise<Spend> => {
+    const allowance = await allowanceOf(tx, s.keyId, true);
+    const before = await tx.query('SELECT 1 FROM mint_allowance_spends WHERE txid = $1', [s.txid]);
+    if (before.length > 0) return { kind: 'spent-before' };
+    if (allowance !== null && allowance.remaining < s.amount)
+      return { kind: 'exceeded', remaining: allowance.remaining };
+    const inserted = await tx.query(
+      `INSERT INTO mint_allowance_spends (txid, key_id, amount, at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (txid) DO NOTHING RETURNING txid`,
+      [s.txid, s.keyId, s.amount.toString(), s.at],
+    );
+    if (inserted.length === 0) return { kind: 'spent-before' };
+    if (allowance === null) return { kind: 'spent', remaining: null };
+    const remaining = allowance.remaining - s.amount;
+    await tx.query('UPDATE mint_allowances SET remaining = $2 WHERE key_id = $1', [
+      s.keyId,
+      remaining.toString(),
+    ]);
+    await recordProposalEvent(tx, {
+      action: 'allowance-spend',
+      subject: s.keyId,
+      reason: `mint ${s.txid}`,
+      actor: s.keyId,
+      at: s.at,
+      detail: { txid: s.txid, amount: s.amount.toString(), remaining: remaining.toString() },
+    });
+    return { kind: 'spent', remaining };
+  });
+}
+
+/** Gives back what the mint `txid` spent (it was never committed); false when it spent nothing. */
+export async function refundAllowance(db: Db, txid: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [gone] = await tx.query<{ key_id: string; amount: string }>(
+      'DELETE FROM mint_allowance_spends WHERE txid = $1 RETURNING key_id, amount::text AS amount',
+      [txid],
+    );
+    if (gone === undefined) return false;
+    await tx.query('UPDATE mint_allowances SET remaining = remaining + $2::numeric WHERE key_id = $1', [
+      gone.key_id,
+      gone.amount,
+    ]);
+    return true;
+  });
+}

@@ -1,0 +1,386 @@
+// Proposals (migration 037): an issuer's action the approval policy holds back until K distinct
+// keys approve it. Every state change happens under the proposal's row lock in one transaction
+// with its record in control_events, so two approvals racing on two instances decide once:
+//   open -> approved (the K-th distinct approval) -> executed | failed
+//   open -> rejected (one rejection) | expired (past expires_at, seen by any later look)
+// An approved proposal is executed under a lease (claimExecution) and finished once
+// (finishExecution: only from `approved`); the execution itself is idempotent per action
+// (usecases/controls/proposals-execute.ts), so a lease that runs out mid-execution, or a
+// process killed in it, completes and never doubles.
+import type { ApprovableAction } from '../../domain/approval-policy.js';
+import type { Db, Queryable } from '../db/db.js';
+
+export type ProposalState = 'open' | 'approved' | 'executed' | 'failed' | 'rejected' | 'expired';
+
+/** How proposals, votes and their outcomes are named in control_events. */
+export type ProposalEventAction =
+  | 'proposal'
+  | 'proposal-approve'
+  | 'proposal-reject'
+  | 'proposal-expire'
+  | 'proposal-execute'
+  | 'proposal-fail'
+  | 'allowance-set'
+  | 'allowance-spend'
+  | 'policy-set';
+
+export interface Vote {
+  readonly keyId: string;
+  readonly vote: 'approve' | 'reject';
+  readonly reason: string;
+  readonly at: Date;
+}
+
+export interface Proposal {
+  readonly id: string;
+  readonly action: ApprovableAction;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly summary: string;
+  readonly required: number;
+  readonly state: ProposalState;
+  readonly proposedBy: string;
+  readonly proposedAt: Date;
+  readonly expiresAt: Date;
+  readonly decidedAt: Date | null;
+  readonly finishedAt: Date | null;
+  readonly result: Readonly<Record<string, unknown>> | null;
+  readonly error: string | null;
+  readonly votes: readonly Vote[];
+}
+
+export interface NewProposal {
+  readonly id: string;
+  readonly action: ApprovableAction;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly summary: string;
+  readonly required: number;
+  readonly proposerApproves: boolean;
+  readonly proposedBy: string;
+  readonly at: Date;
+  readonly expiresAt: Date;
+}
+
+/** Appends to control_events (append-only, migration 021). */
+export async function recordProposalEvent(
+  q: Queryable,
+  e: {
+    readonly action: ProposalEventAction;
+    readonly subject: string;
+    readonly reason: string;
+    readonly actor: string;
+    readonly at: Date;
+    readonly detail?: Readonly<Record<string, unknown>>;
+  },
+): Promise<void> {
+  await q.query(
+    'INSERT INTO control_events (action, subject, reason, actor, at, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)',
+    [e.action, e.subject, e.reason, e.actor, e.at, JSON.stringify(e.detail ?? {})],
+  );
+}
+
+interface ProposalRow {
+  id: string;
+  action: ApprovableAction;
+  body: unknown;
+  summary: string;
+  required: number;
+  state: ProposalState;
+  proposed_by: string;
+  proposed_at: Date;
+  expires_at: Date;
+  decided_at: Date | null;
+  finished_at: Date | null;
+  result: unknown;
+  error: string | null;
+  [column: string]: unknown;
+}
+
+const COLUMNS = `id::text AS id, action, body, summary, required, state, proposed_by, proposed_at, expires_at,
+  decided_at, finished_at, result, error`;
+
+const parsed = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown>;
+
+async function votesOf(q: Queryable, ids: readonly string[]): Promise<Map<string, Vote[]>> {
+  const byId = new Map<string, Vote[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byId;
+  const rows = await q.query<{
+    proposal_id: string;
+    key_id: string;
+    vote: 'approve' | 'reject';
+    reason: string;
+    at: Date;
+  }>(
+    `SELECT proposal_id::text AS proposal_id, key_id, vote, reason, at FROM proposal_votes
+      WHERE proposal_id = ANY($1::uuid[]) ORDER BY at, key_id`,
+    [ids],
+  );
+  for (const r of rows)
+    byId.get(r.proposal_id)?.push({ keyId: r.key_id, vote: r.vote, reason: r.reason, at: r.at });
+  return byId;
+}
+
+function proposalOf(r: ProposalRow, votes: readonly Vote[]): Proposal {
+  return {
+    id: r.id,
+    action: r.action,
+    body: parsed(r.body),
+    summary: r.summary,
+    required: Number(r.required),
+    state: r.state,
+    proposedBy: r.proposed_by,
+    proposedAt: r.proposed_at,
+    expiresAt: r.expires_at,
+    decidedAt: r.decided_at,
+    finishedAt: r.finished_at,
+    result: r.result === null ? null : parsed(r.result),
+    error: r.error,
+    votes,
+  };
+}
+
+export async function proposal(q: Queryable, id: string, lock = false): Promise<Proposal | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const [row] = await q.query<ProposalRow>(
+    `SELECT ${COLUMNS} FROM proposals WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
+  if (row === undefined) return null;
+  return proposalOf(row, (await votesOf(q, [row.id])).get(row.id) ?? []);
+}
+
+/** Proposals newest first, at most `limit` (of one state when given). */
+export async function listProposals(q: Queryable, limit: number, state?: ProposalState): Promise<Proposal[]> {
+  const rows = await q.query<ProposalRow>(
+    `SELECT ${COLUMNS} FROM proposals WHERE ($1::text IS NULL OR state = $1)
+      ORDER BY proposed_at DESC, id DESC LIMIT $2`,
+    [state ?? null, limit],
+  );
+  const votes = await votesOf(
+    q,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => proposalOf(r, votes.get(r.id) ?? []));
+}
+
+/** Records a proposal, the proposer's approval (unless the policy says otherwise) and the event. */
+export async function createProposal(db: Db, p: NewProposal): Promise<Proposal> {
+  return db.transaction(async (tx) => {
+    await tx.query(
+      `INSERT INTO proposals (id, action, body, summary, required, state, proposed_by, proposed_at, expires_at)
+       VALUES ($1, $2, $3::jsonb, $4, $5, 'open', $6, $7, $8)`,
+      [p.id, p.action, JSON.stringify(p.body), p.summary, p.required, p.proposedBy, p.at, p.expiresAt],
+    );
+    if (p.proposerApproves)
+      await tx.query(
+        `INSERT INTO proposal_votes (proposal_id, key_id, vote, reason, at) VALUES ($1, $2, 'approve', 'proposed', $3)`,
+        [p.id, p.proposedBy, p.at],
+      );
+    await recordProposalEvent(tx, {
+      action: 'proposal',
+      subject: p.id,
+      reason: p.summary,
+      actor: p.proposedBy,
+      at: p.at,
+      detail: { action: p.action, required: p.required, proposerApproves: p.proposerApproves, body: p.body },
+    });
+    return (await proposal(tx, p.id))!;
+  });
+}
+
+export type VoteOutcome =
+  | {
+      readonly kind: 'voted';
+      readonly proposal: Proposal;
+      readonly decided: 'open' | 'approved' | 'rejected';
+    }
+  | { readonly kind: 'voted-already'; readonly proposal: Proposal }
+  | { readonly kind: 'closed'; readonly proposal: Proposal }
+  | { readonly kind: 'no-proposal' };
+
+/**
+ * One key's vote, under the proposal's row lock: refused when the key voted already or the
+ * proposal is not open (an expired one is marked so first); `decide` says what the votes make
+ * it, and an approval or a rejection it decides is written in the same transaction.
+ */
+export async function castVote(
+  db: Db,
+  v: {
+    readonly id: string;
+    readonly keyId: string;
+    readonly vote: 'approve' | 'reject';
+    readonly reason: string;
+    readonly at: Date;
+  },
+  decide: (votes: readonly Vote[], required: number) => 'open' | 'approved' | 'rejected',
+): Promise<VoteOutcome> {
+  return db.transaction(async (tx): Promise<VoteOutcome> => {
+    const locked = await proposal(tx, v.id, true);
+    if (locked === null) return { kind: 'no-proposal' };
+    if (locked.state === 'open' && locked.expiresAt <= v.at) {
+      await expireOne(tx, locked.id, v.at);
+      return { kind: 'closed', proposal: (await proposal(tx, v.id))! };
+    }
+    if (locked.state !== 'open') return { kind: 'closed', proposal: locked };
+    if (locked.votes.some((x) => x.keyId === v.keyId)) return { kind: 'voted-already', proposal: locked };
+    await tx.query(
+      'INSERT INTO proposal_votes (proposal_id, key_id, vote, reason, at) VALUES ($1, $2, $3, $4, $5)',
+      [v.id, v.keyId, v.vote, v.reason, v.at],
+    );
+    const votes = [...locked.votes, { keyId: v.keyId, vote: v.vote, reason: v.reason, at: v.at }];
+    const decided = decide(votes, locked.required);
+    if (decided !== 'open')
+      await tx.query('UPDATE proposals SET state = $2, decided_at = $3 WHERE id = $1', [v.id, decided, v.at]);
+    await recordProposalEvent(tx, {
+      action: v.vote === 'approve' ? 'proposal-approve' : 'proposal-reject',
+      subject: v.id,
+      reason: v.reason,
+      actor: v.keyId,
+      at: v.at,
+      detail: {
+        action: locked.action,
+        approvals: votes.filter((x) => x.vote === 'approve').length,
+        required: locked.required,
+        state: decided,
+      },
+    });
+    return { kind: 'voted', proposal: (await proposal(tx, v.id))!, decided };
+  });
+}
+
+async function expireOne(tx: Queryable, id: string, at: Date): Promise<void> {
+  await tx.query(`UPDATE proposals SET state = 'expired', decided_at = $2 WHERE id = $1 AND state = 'open'`, [
+    id,
+    at,
+  ]);
+  await recordProposalEvent(tx, {
+    action: 'proposal-expire',
+    subject: id,
+    reason: 'expired',
+    actor: 'expiry',
+    at,
+  });
+}
+
+/** Marks every open proposal past its expiry expired (each recorded once); answers their ids. */
+export async function expireProposals(db: Db, at: Date): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const rows = await tx.query<{ id: string; action: string }>(
+      `UPDATE proposals SET state = 'expired', decided_at = $1
+        WHERE state = 'open' AND expires_at <= $1 RETURNING id::text AS id, action`,
+      [at],
+    );
+    for (const r of rows)
+      await recordProposalEvent(tx, {
+        action: 'proposal-expire',
+        subject: r.id,
+        reason: 'expired',
+        actor: 'expiry',
+        at,
+        detail: { action: r.action },
+      });
+    return rows.map((r) => r.id);
+  });
+}
+
+/**
+ * Takes the lease on executing an approved proposal until `until`; false when it is not approved
+ * (finished already) or another executor's lease is still running.
+ */
+export async function claimExecution(q: Queryable, id: string, at: Date, until: Date): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE proposals SET claimed_until = $3
+      WHERE id = $1 AND state = 'approved' AND (claimed_until IS NULL OR claimed_until <= $2) RETURNING id`,
+    [id, at, until],
+  );
+  return rows.length > 0;
+}
+
+/** Locks an approved proposal for an execution that is one transaction with its finish; false when not approved. */
+export async function lockApproved(tx: Queryable, id: string): Promise<boolean> {
+  const rows = await tx.query(`SELECT id FROM proposals WHERE id = $1 AND state = 'approved' FOR UPDATE`, [
+    id,
+  ]);
+  return rows.length > 0;
+}
+
+/**
+ * An approved proposal executed (or failed for good), recorded once: false when it was finished
+ * already (another executor got there first; nothing recorded).
+ */
+export async function finishExecution(
+  q: Queryable,
+  f: {
+    readonly id: string;
+    readonly outcome:
+      | { readonly ok: true; readonly result: Record<string, unknown> }
+      | { readonly ok: false; readonly error: string };
+    readonly actor: string;
+    readonly at: Date;
+  },
+): Promise<boolean> {
+  const { outcome } = f;
+  const rows = await q.query<{ action: string }>(
+    `UPDATE proposals SET state = $2, result = $3::jsonb, error = $4, finished_at = $5, claimed_until = NULL
+      WHERE id = $1 AND state = 'approved' RETURNING action`,
+    [
+      f.id,
+      outcome.ok ? 'executed' : 'failed',
+      outcome.ok ? JSON.stringify(outcome.result) : null,
+      outcome.ok ? null : outcome.error,
+      f.at,
+    ],
+  );
+  const row = rows[0];
+  if (row === undefined) return false;
+  await recordProposalEvent(q, {
+    action: outcome.ok ? 'proposal-execute' : 'proposal-fail',
+    subject: f.id,
+    reason: outcome.ok ? 'executed' : outcome.error,
+    actor: f.actor,
+    at: f.at,
+    detail: outcome.ok ? { action: row.action, result: outcome.result } : { action: row.action },
+  });
+  return true;
+}
+
+/** Lets an executor that could not finish (a transient failure) leave the proposal for a retry. */
+export async function releaseExecution(q: Queryable, id: string): Promise<void> {
+  await q.query(`UPDATE proposals SET claimed_until = NULL WHERE id = $1 AND state = 'approved'`, [id]);
+}
+
+export interface StoredPolicy {
+  /** As stored: domain/approval-policy.ts parses it. */
+  readonly rules: unknown;
+  readonly changedBy: string;
+  readonly changedAt: Date;
+}
+
+export async function approvalPolicy(q: Queryable): Promise<StoredPolicy> {
+  const [row] = await q.query<{ rules: unknown; changed_by: string; changed_at: Date }>(
+    'SELECT rules, changed_by, changed_at FROM approval_policy',
+  );
+  if (row === undefined) throw new Error('approval_policy has no row (migration 037)');
+  const rules = typeof row.rules === 'string' ? JSON.parse(row.rules) : row.rules;
+  return { rules, changedBy: row.changed_by, changedAt: row.changed_at };
+}
+
+/** Replaces the policy, recorded with who, why and both versions; in the caller's transaction. */
+export async function setApprovalPolicy(
+  tx: Queryable,
+  s: { readonly rules: unknown; readonly reason: string; readonly actor: string; readonly at: Date },
+): Promise<void> {
+  const before = await approvalPolicy(tx);
+  await tx.query('UPDATE approval_policy SET rules = $1::jsonb, changed_by = $2, changed_at = $3', [
+    JSON.stringify(s.rules),
+    s.actor,
+    s.at,
+  ]);
+  await recordProposalEvent(tx, {
+    action: 'policy-set',
+    subject: '',
+    reason: s.reason,
+    actor: s.actor,
+    at: s.at,
+    detail: { before: before.rules, after: s.rules },
+  });
+}

@@ -1,0 +1,69 @@
+// Per-key mint allowances (issue 32; USDC's minter allowance; docs/operations.md, "Set up
+// approvals"). A key without an allowance mints without a cap (a deployment that never sets one
+// keeps working); once set, each mint the key asks spends from it, and a mint above what is left
+// is refused (MINT_ALLOWANCE_EXCEEDED, 403). Raising an allowance (or removing the cap) is an
+// action the approval policy can hold back (`raise-allowance`); lowering one never is.
+import { txidOf } from '../../crypto/txid.js';
+import { DomainError } from '../../domain/domain-error.js';
+import { allowanceOf, refundAllowance, spendAllowance } from '../../store/controls/allowance-store.js';
+import type { ServiceContext } from '../context.js';
+import type { PreparedTransaction } from '../supply/send-from-held-address.js';
+
+type AllowanceDeps = Pick<ServiceContext, 'db' | 'now' | 'controls'>;
+
+function exceeded(keyId: string, amount: bigint, remaining: bigint): DomainError {
+  return new DomainError(
+    'MINT_ALLOWANCE_EXCEEDED',
+    `key ${keyId} may mint ${remaining} more atomic units, less than ${amount}`,
+  );
+}
+
+/** Refuses at once a mint the key's allowance cannot cover (checked again when spent). */
+export async function checkAllowance(ctx: AllowanceDeps, keyId: string, amount: bigint): Promise<void> {
+  const allowance = await allowanceOf(ctx.db, keyId);
+  if (allowance !== null && allowance.remaining < amount) throw exceeded(keyId, amount, allowance.remaining);
+}
+
+/** The allowance spent while a mint runs (allowanceSpending), to give back if it was never made. */
+export interface AllowanceSpending extends PreparedTransaction {
+  /** Gives back what this attempt spent: its mint was refused before it moved any token. */
+  refund(): Promise<void>;
+}
+
+/**
+ * Wraps where the mint keeps its transaction (Idempotency-Key, or a proposal) so that the
+ * transaction about to be submitted spends `amount` of the key's allowance first: once per
+ * transaction (keyed by its txid as built), so a retry that submits the kept transaction again
+ * spends nothing more. Refused with MINT_ALLOWANCE_EXCEEDED when the allowance is too small.
+ */
+export function allowanceSpending(
+  ctx: AllowanceDeps,
+  keyId: string,
+  amount: bigint,
+  inner: PreparedTransaction | undefined,
+): AllowanceSpending {
+  let spentTxid: string | null = null;
+  const spend = async (raw: Uint8Array): Promise<Uint8Array> => {
+    const txid = txidOf(raw);
+    const spent = await spendAllowance(ctx.db, { txid, keyId, amount, at: ctx.now() });
+    if (spent.kind === 'exceeded') throw exceeded(keyId, amount, spent.remaining);
+    if (spent.kind === 'spent') {
+      spentTxid = txid;
+      if (spent.remaining !== null) ctx.controls?.counted?.change('allowance-spend');
+    }
+    return raw;
+  };
+  return {
+    async earlier() {
+      const kept = (await inner?.earlier()) ?? null;
+      return kept === null ? null : spend(kept);
+    },
+    async keep(raw) {
+      return spend(inner === undefined ? raw : await inner.keep(raw));
+    },
+    async refund() {
+      if (spentTxid !== null) await refundAllowance(ctx.db, spentTxid);
+      spentTxid = null;
+    },
+  };
+}

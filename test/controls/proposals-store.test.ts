@@ -1,0 +1,198 @@
+// Proposals and allowances in the store and their use cases, on both databases (issue 32):
+// a gated action becomes a proposal the proposer approves first; the same key cannot approve
+// twice; the K-th distinct approval decides once and one rejection closes it; a proposal past
+// its expiry is expired (recorded once) and takes no vote; an approved database-only action
+// executes once even when two executors on two pools race (PostgreSQL); an allowance is spent
+// once per transaction, refused above what is left (MINT_ALLOWANCE_EXCEEDED) and given back;
+// and every step is in control_events with the key that took it.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, it } from 'node:test';
+import { parsePolicy } from '../../src/domain/approval-policy.js';
+import { DomainError } from '../../src/domain/domain-error.js';
+import {
+  allowanceOf,
+  refundAllowance,
+  setAllowance,
+  spendAllowance,
+} from '../../src/store/controls/allowance-store.js';
+import { controlEvents } from '../../src/store/controls/control-events.js';
+import { approvalPolicy, setApprovalPolicy } from '../../src/store/controls/proposal-store.js';
+import type { Db } from '../../src/store/db/db.js';
+import { openPostgresDb } from '../../src/store/db/postgres-db.js';
+import type { ApiContext } from '../../src/usecases/context.js';
+import { checkAllowance } from '../../src/usecases/controls/allowances.js';
+import { gate, type ProposalDeps, proposalNow, vote } from '../../src/usecases/controls/proposals.js';
+import { executeProposal } from '../../src/usecases/controls/proposals-execute.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
+
+const T0 = new Date('2026-11-27T10:00:00Z');
+const HOUR = 3_600_000;
+
+describeOnEachDb('proposals and allowances', (fresh) => {
+  let clock = T0;
+  const counted: string[] = [];
+  const deps = (db: Db = fresh.db): ProposalDeps => ({
+    db,
+    now: () => clock,
+    newId: randomUUID,
+    proposalTtlMs: 24 * HOUR,
+    controls: {
+      limits: { perTransfer: null, perAddressPerDay: null },
+      screening: null,
+      counted: { change: (a) => counted.push(a), refused: () => {}, screened: () => {} },
+    },
+  });
+  const executor = (db: Db = fresh.db) => ({
+    ctx: deps(db) as unknown as ApiContext,
+    mintKey: new Uint8Array(32),
+    masterKey: new Uint8Array(32).fill(7),
+  });
+  const events = async (subject: string) =>
+    (await controlEvents(fresh.db, 1000))
+      .filter((e) => e.subject === subject)
+      // by number: controlEvents orders by the id's text (10 before 9)
+      .sort((a, b) => Number(a.id) - Number(b.id))
+      .map((e) => [e.action, e.actor]);
+
+  before(async () => {
+    await fresh.db.transaction((tx) =>
+      setApprovalPolicy(tx, {
+        rules: [
+          { action: 'raise-allowance', approvals: 2 },
+          { action: 'set-policy', approvals: 3 },
+          { action: 'mint', approvals: 2, above: '1000' },
+        ],
+        reason: 'two keys',
+        actor: 'k-policy',
+        at: T0,
+      }),
+    );
+  });
+
+  it('gates only what the policy names; the proposer approves first; a key approves once', async () => {
+    assert.equal(
+      await gate(deps(), { action: 'mint', body: {}, summary: 's', amount: 1000n, actor: 'k1' }),
+      null,
+    );
+    assert.equal(await gate(deps(), { action: 'unpause', body: {}, summary: 's', actor: 'k1' }), null);
+    const p = await gate(deps(), {
+      action: 'raise-allowance',
+      body: { keyId: 'minter-1', amount: '500', reason: 'quarter' },
+      summary: 'raise minter-1 to 500',
+      actor: 'k1',
+    });
+    assert.ok(p !== null);
+    assert.deepEqual([p.state, p.required, p.votes.map((v) => v.keyId)], ['open', 2, ['k1']]);
+    assert.equal(p.expiresAt.getTime(), T0.getTime() + 24 * HOUR);
+    const again = await vote(deps(), { id: p.id, keyId: 'k1', vote: 'approve', reason: 'me again' });
+    assert.equal(again.kind, 'voted-already');
+    const second = await vote(deps(), { id: p.id, keyId: 'k2', vote: 'approve', reason: 'checked' });
+    assert.equal(second.kind, 'voted');
+    assert.equal(second.kind === 'voted' && second.decided, 'approved');
+    const late = await vote(deps(), { id: p.id, keyId: 'k3', vote: 'approve', reason: 'late' });
+    assert.equal(late.kind, 'closed');
+
+    const done = await executeProposal(executor(), p.id, 'k2');
+    assert.equal(done.kind, 'executed');
+    assert.equal((await allowanceOf(fresh.db, 'minter-1'))?.remaining, 500n);
+    const twice = await executeProposal(executor(), p.id, 'k2');
+    assert.equal(twice.kind, 'not-run');
+    assert.deepEqual(await events(p.id), [
+      ['proposal', 'k1'],
+      ['proposal-approve', 'k2'],
+      ['proposal-execute', 'k2'],
+    ]);
+    assert.deepEqual(await events('minter-1'), [['allowance-set', 'k1']]);
+    assert.ok(['proposal', 'proposal-approve', 'proposal-execute'].every((a) => counted.includes(a)));
+  });
+
+  it('one rejection closes a proposal; nothing runs', async () => {
+    const p = (await gate(deps(), {
+      action: 'set-policy',
+      body: { rules: [], reason: 'drop all' },
+      summary: 'drop the policy',
+      actor: 'k1',
+    }))!;
+    assert.equal(
+      (await vote(deps(), { id: p.id, keyId: 'k2', vote: 'approve', reason: 'ok' })).kind,
+      'voted',
+    );
+    const no = await vote(deps(), { id: p.id, keyId: 'k3', vote: 'reject', reason: 'not without the board' });
+    assert.equal(no.kind === 'voted' && no.decided, 'rejected');
+    assert.equal((await executeProposal(executor(), p.id, 'k3')).kind, 'not-run');
+    assert.equal(parsePolicy((await approvalPolicy(fresh.db)).rules).rules.length, 3);
+  });
+
+  it('expires after the set time: recorded once, no vote taken', async () => {
+    const p = (await gate(deps(), {
+      action: 'raise-allowance',
+      body: { keyId: 'minter-2', amount: null, reason: 'no cap' },
+      summary: 'uncap minter-2',
+      actor: 'k1',
+    }))!;
+    clock = new Date(T0.getTime() + 24 * HOUR);
+    const late = await vote(deps(), { id: p.id, keyId: 'k2', vote: 'approve', reason: 'late' });
+    assert.equal(late.kind, 'closed');
+    assert.equal((await proposalNow(deps(), p.id))?.state, 'expired');
+    assert.deepEqual(await events(p.id), [
+      ['proposal', 'k1'],
+      ['proposal-expire', 'expiry'],
+    ]);
+    clock = T0;
+  });
+
+  it('spends an allowance once per transaction, refuses above it, gives it back', async () => {
+    await fresh.db.transaction((tx) =>
+      setAllowance(tx, { keyId: 'minter-3', remaining: 100n, reason: 'set', actor: 'k1', at: T0 }),
+    );
+    const spend = (txid: string, amount: bigint) =>
+      spendAllowance(fresh.db, { txid, keyId: 'minter-3', amount, at: T0 });
+    assert.deepEqual(await spend('aa', 60n), { kind: 'spent', remaining: 40n });
+    assert.deepEqual(await spend('aa', 60n), { kind: 'spent-before' });
+    assert.deepEqual(await spend('bb', 41n), { kind: 'exceeded', remaining: 40n });
+    await assert.rejects(
+      checkAllowance(deps(), 'minter-3', 41n),
+      (err: unknown) => err instanceof DomainError && err.code === 'MINT_ALLOWANCE_EXCEEDED',
+    );
+    await checkAllowance(deps(), 'no-row', 10n ** 20n);
+    assert.deepEqual(await spend('bb', 40n), { kind: 'spent', remaining: 0n });
+    assert.equal(await refundAllowance(fresh.db, 'bb'), true);
+    assert.equal(await refundAllowance(fresh.db, 'bb'), false);
+    assert.equal((await allowanceOf(fresh.db, 'minter-3'))?.remaining, 40n);
+    assert.deepEqual(await spendAllowance(fresh.db, { txid: 'cc', keyId: 'no-row', amount: 5n, at: T0 }), {
+      kind: 'spent',
+      remaining: null,
+    });
+    await assert.rejects(fresh.db.query("UPDATE control_events SET actor = 'me'"), /append-only/);
+  });
+
+  it('two approvals and two executors racing on two pools decide and execute once', {
+    skip: fresh.target === 'pglite' || testDatabaseUrl === undefined,
+  }, async () => {
+    const other = await openPostgresDb(testDatabaseUrl!, { schema: fresh.schema!, max: 4 });
+    after(() => other.close());
+    for (let round = 0; round < 5; round++) {
+      const p = (await gate(deps(), {
+        action: 'raise-allowance',
+        body: { keyId: `race-${round}`, amount: '7', reason: 'race' },
+        summary: 'race',
+        actor: 'k1',
+      }))!;
+      const votes = await Promise.all([
+        vote(deps(), { id: p.id, keyId: 'kA', vote: 'approve', reason: 'a' }),
+        vote(deps(other), { id: p.id, keyId: 'kB', vote: 'approve', reason: 'b' }),
+      ]);
+      assert.deepEqual(votes.map((v) => v.kind).sort(), ['closed', 'voted']);
+      const runs = await Promise.all([
+        executeProposal(executor(), p.id, 'kA'),
+        executeProposal(executor(other), p.id, 'kB'),
+      ]);
+      assert.deepEqual(runs.map((r) => r.kind).sort(), ['executed', 'not-run']);
+      const recorded = (await events(p.id)).map(([a]) => a);
+      assert.deepEqual(recorded, ['proposal', 'proposal-approve', 'proposal-execute']);
+      assert.equal((await events(`race-${round}`)).length, 1, 'the allowance was set once');
+    }
+  });
+});
