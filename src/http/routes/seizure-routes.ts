@@ -3,7 +3,7 @@
 // in one audited operation; and the list of seizures (scope `audit`).
 import { Type } from 'typebox';
 import { listSeizures, type Seizure } from '../../store/controls/seizure-store.js';
-import { seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
+import { finishPreparedSeizures, seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { problemResponses } from '../schemas/common.js';
@@ -49,8 +49,12 @@ const SeizureJson = Type.Object({
   reason: Type.String(),
   reissueTo: Type.String(),
   amount: AmountJson,
+  state: Type.Union([Type.Literal('prepared'), Type.Literal('reissued')], {
+    description:
+      "prepared: recorded with its reissue built and kept, not yet submitted (completed by sending the order again, or by the api's recovery pass); reissued: the reissue's ticket committed",
+  }),
   reissueTxid: Type.Union([Type.String(), Type.Null()], {
-    description: 'The mint to reissueTo; null until made',
+    description: 'The mint to reissueTo; null until its ticket is committed',
   }),
   outputs: Type.Array(Type.Object({ outpoint: Type.String(), owner: Type.String(), amount: AmountJson })),
   actor: Type.String({ description: 'The admin key id that ordered it' }),
@@ -64,9 +68,26 @@ const SeizureDone = Type.Object({
 });
 const Seizures = Type.Object({ seizures: Type.Array(SeizureJson), total: AmountJson });
 
+/** How often the api completes prepared seizures (a process killed mid-seizure), besides at its start. */
+const RECOVERY_EVERY_MS = 60_000;
+
 export function seizureRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }) {
   const { ctx } = deps;
   return (app: AppInstance) => {
+    // Seizures a killed process left prepared are completed without waiting for a retry: their
+    // kept reissue submitted (once: a second submission answers the first ticket).
+    let recovery: NodeJS.Timeout | undefined;
+    const recover = () =>
+      void finishPreparedSeizures(ctx, deps.mintKey).catch((err: unknown) =>
+        ctx.log.error({ err }, 'the seizure recovery pass failed'),
+      );
+    app.addHook('onReady', async () => {
+      recover();
+      recovery = setInterval(recover, RECOVERY_EVERY_MS);
+      recovery.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(recovery));
+
     app.post(
       '/v2/admin/seizures',
       {
@@ -123,6 +144,7 @@ function seizureJson(z: Seizure) {
     reason: z.reason,
     reissueTo: z.reissueTo,
     amount: amountJson(z.amount),
+    state: z.state,
     reissueTxid: z.reissueTxid,
     outputs: z.outputs.map((o) => ({
       outpoint: `${o.txid}_${o.vout}`,

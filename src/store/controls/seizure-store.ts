@@ -1,8 +1,11 @@
-// Seizures (migration 021): an order's outpoints taken out of circulation for good (the
+// Seizures (migrations 021, 038): an order's outpoints taken out of circulation for good (the
 // submission look-ups refuse to cosign them: OUTPUT_SEIZED) and their value reissued to the
-// address the order names. The order, its outpoints and its record in control_events are
-// written in one transaction; the reissue's txid is set once its mint is broadcast.
+// address the order names. The order, its outpoints, its record in control_events and its
+// reissue (built and signed, not yet submitted) are written in one transaction: the seizure is
+// 'prepared'. Its state turns 'reissued', with the reissue's txid, once the reissue's ticket is
+// committed; until then every attempt submits the kept bytes, never a second mint.
 import type { Db, Queryable } from '../db/db.js';
+import { isUniqueViolation } from '../db/sql-error.js';
 import { recordControlEvent } from './control-events.js';
 
 export interface SeizureOrder {
@@ -22,11 +25,22 @@ export interface SeizedOutput {
   readonly amount: bigint;
 }
 
+/** 'prepared': recorded with its reissue kept, not known to be submitted; 'reissued': its ticket committed. */
+export type SeizureState = 'prepared' | 'reissued';
+
 export interface Seizure extends SeizureOrder {
   readonly amount: bigint;
+  readonly state: SeizureState;
   readonly reissueTxid: string | null;
   readonly outputs: readonly SeizedOutput[];
 }
+
+type OutpointRef = { readonly txid: string; readonly vout: number };
+
+/** What an order's outpoints are, checked: each seizable, or why one is not. */
+export type SeizableOutputs =
+  | { readonly kind: 'ok'; readonly outputs: readonly SeizedOutput[]; readonly amount: bigint }
+  | { readonly kind: 'refused'; readonly why: string };
 
 /** Why an outpoint cannot be seized, or its output. */
 export type SeizableAnswer =
@@ -34,69 +48,127 @@ export type SeizableAnswer =
   | { readonly kind: 'refused'; readonly outpoint: string; readonly why: string };
 
 /**
- * Checks and records an order in one transaction: each outpoint must be an unspent, unreserved
- * token output (not a burn) of a frozen or blacklisted address, not seized already. The rows
- * are locked (FOR UPDATE) so no batch can reserve them meanwhile.
+ * Checks an order's outpoints: each must be an unspent, unreserved token output (not a burn) of a
+ * frozen or blacklisted address, not seized already. `lock`: the rows are locked (FOR UPDATE, in
+ * the caller's transaction) so no batch can reserve them meanwhile.
  */
-export async function recordSeizure(
+export async function seizableOutputs(
+  q: Queryable,
+  outpoints: readonly OutpointRef[],
+  lock = false,
+): Promise<SeizableOutputs> {
+  const rows = await q.query<{
+    txid: string;
+    vout: number;
+    owner: string;
+    amount: string;
+    op: string;
+    spent_by: string | null;
+    reserved_by: string | null;
+    held: boolean;
+    seized: boolean;
+  }>(
+    `SELECT o.txid, o.vout, o.owner, o.amount::text AS amount, o.op, o.spent_by, o.reserved_by::text AS reserved_by,
+            (EXISTS (SELECT 1 FROM address_freezes f WHERE f.address = o.owner)
+              OR EXISTS (SELECT 1 FROM address_blacklist b WHERE b.address = o.owner)) AS held,
+            EXISTS (SELECT 1 FROM seized_outputs s WHERE s.txid = o.txid AND s.vout = o.vout) AS seized
+       FROM unnest($1::text[], $2::int[]) AS wanted(txid, vout)
+       JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout
+      ORDER BY o.txid, o.vout${lock ? '\n        FOR UPDATE OF o' : ''}`,
+    [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
+  );
+  const found = new Map(rows.map((r) => [`${r.txid}_${r.vout}`, r]));
+  for (const o of outpoints) {
+    const key = `${o.txid}_${o.vout}`;
+    const r = found.get(key);
+    if (r === undefined) return { kind: 'refused', why: `${key} is not a known token output` };
+    if (r.op === 'burn') return { kind: 'refused', why: `${key} is a burn output` };
+    if (r.seized) return { kind: 'refused', why: `${key} was seized already` };
+    if (r.spent_by !== null || r.reserved_by !== null)
+      return { kind: 'refused', why: `${key} is spent or being spent` };
+    if (!r.held)
+      return {
+        kind: 'refused',
+        why: `${key} belongs to ${r.owner}, which is neither frozen nor blacklisted`,
+      };
+  }
+  const outputs = rows.map((r) => ({
+    txid: r.txid,
+    vout: r.vout,
+    owner: r.owner,
+    amount: BigInt(r.amount),
+  }));
+  return { kind: 'ok', outputs, amount: outputs.reduce((sum, o) => sum + o.amount, 0n) };
+}
+
+/** A seizure and the reissue kept with it (the bytes every attempt submits). */
+export interface PreparedSeizure {
+  readonly seizure: Seizure;
+  readonly reissue: Uint8Array;
+}
+
+/**
+ * Records an order with its reissue, built and signed for `amount`, in one transaction (state
+ * 'prepared'): the outpoints are checked again under lock and must still add up to `amount`.
+ * When the reference was recorded first (a concurrent attempt), that seizure is answered
+ * instead ('exists') and nothing is written: `reissue` is then never submitted. Two attempts
+ * racing past the first look-up meet at the unique reference (or outpoint): the loser answers
+ * the winner's seizure (or refuses, for another order's outpoints).
+ */
+export async function prepareSeizure(
   db: Db,
   order: SeizureOrder,
-  outpoints: readonly { readonly txid: string; readonly vout: number }[],
+  outpoints: readonly OutpointRef[],
+  prepared: { readonly amount: bigint; readonly reissue: Uint8Array },
 ): Promise<
-  | { kind: 'recorded'; seizure: Seizure }
+  | ({ kind: 'prepared' } & PreparedSeizure)
+  | { kind: 'refused'; why: string }
+  | { kind: 'exists'; seizure: Seizure }
+> {
+  try {
+    return await prepareOnce(db, order, outpoints, prepared);
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const standing = await seizureByReference(db, order.reference);
+    if (standing !== null) return { kind: 'exists', seizure: standing };
+    return { kind: 'refused', why: 'an outpoint was seized already, by another order' };
+  }
+}
+
+function prepareOnce(
+  db: Db,
+  order: SeizureOrder,
+  outpoints: readonly OutpointRef[],
+  prepared: { readonly amount: bigint; readonly reissue: Uint8Array },
+): Promise<
+  | ({ kind: 'prepared' } & PreparedSeizure)
   | { kind: 'refused'; why: string }
   | { kind: 'exists'; seizure: Seizure }
 > {
   return db.transaction(async (tx) => {
     const standing = await seizureByReference(tx, order.reference);
     if (standing !== null) return { kind: 'exists', seizure: standing };
-    const rows = await tx.query<{
-      txid: string;
-      vout: number;
-      owner: string;
-      amount: string;
-      op: string;
-      spent_by: string | null;
-      reserved_by: string | null;
-      held: boolean;
-      seized: boolean;
-    }>(
-      `SELECT o.txid, o.vout, o.owner, o.amount::text AS amount, o.op, o.spent_by, o.reserved_by::text AS reserved_by,
-              (EXISTS (SELECT 1 FROM address_freezes f WHERE f.address = o.owner)
-                OR EXISTS (SELECT 1 FROM address_blacklist b WHERE b.address = o.owner)) AS held,
-              EXISTS (SELECT 1 FROM seized_outputs s WHERE s.txid = o.txid AND s.vout = o.vout) AS seized
-         FROM unnest($1::text[], $2::int[]) AS wanted(txid, vout)
-         JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout
-        ORDER BY o.txid, o.vout
-          FOR UPDATE OF o`,
-      [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
-    );
-    const found = new Map(rows.map((r) => [`${r.txid}_${r.vout}`, r]));
-    for (const o of outpoints) {
-      const key = `${o.txid}_${o.vout}`;
-      const r = found.get(key);
-      if (r === undefined) return { kind: 'refused', why: `${key} is not a known token output` };
-      if (r.op === 'burn') return { kind: 'refused', why: `${key} is a burn output` };
-      if (r.seized) return { kind: 'refused', why: `${key} was seized already` };
-      if (r.spent_by !== null || r.reserved_by !== null)
-        return { kind: 'refused', why: `${key} is spent or being spent` };
-      if (!r.held)
-        return {
-          kind: 'refused',
-          why: `${key} belongs to ${r.owner}, which is neither frozen nor blacklisted`,
-        };
-    }
-    const outputs = rows.map((r) => ({
-      txid: r.txid,
-      vout: r.vout,
-      owner: r.owner,
-      amount: BigInt(r.amount),
-    }));
-    const amount = outputs.reduce((sum, o) => sum + o.amount, 0n);
+    const checked = await seizableOutputs(tx, outpoints, true);
+    if (checked.kind === 'refused') return checked;
+    const { outputs, amount } = checked;
+    if (amount !== prepared.amount)
+      return {
+        kind: 'refused',
+        why: `the outpoints hold ${amount}, not ${prepared.amount}: send the order again`,
+      };
     await tx.query(
-      `INSERT INTO seizures (id, reference, reason, reissue_to, amount, actor, at)
-       VALUES ($1, $2, $3, $4, $5::numeric, $6, $7)`,
-      [order.id, order.reference, order.reason, order.reissueTo, amount.toString(), order.actor, order.at],
+      `INSERT INTO seizures (id, reference, reason, reissue_to, amount, actor, at, state, reissue_raw)
+       VALUES ($1, $2, $3, $4, $5::numeric, $6, $7, 'prepared', $8)`,
+      [
+        order.id,
+        order.reference,
+        order.reason,
+        order.reissueTo,
+        amount.toString(),
+        order.actor,
+        order.at,
+        prepared.reissue,
+      ],
     );
     await tx.query(
       `INSERT INTO seized_outputs (txid, vout, seizure_id, owner, amount)
@@ -123,25 +195,87 @@ export async function recordSeizure(
         outpoints: outputs.map((o) => `${o.txid}_${o.vout}`),
       },
     });
-    return { kind: 'recorded', seizure: { ...order, amount, reissueTxid: null, outputs } };
+    return {
+      kind: 'prepared',
+      seizure: { ...order, amount, state: 'prepared', reissueTxid: null, outputs },
+      reissue: prepared.reissue,
+    };
   });
 }
 
-/** Records the reissue's mint (once: a reissue already recorded is kept). */
+/** The reissue kept with a seizure, or null (an order recorded before migration 038 kept none). */
+export async function keptReissue(q: Queryable, seizureId: string): Promise<Uint8Array | null> {
+  const rows = await q.query<{ reissue_raw: Uint8Array | null }>(
+    'SELECT reissue_raw FROM seizures WHERE id = $1',
+    [seizureId],
+  );
+  return rows[0]?.reissue_raw ?? null;
+}
+
+/**
+ * Keeps `raw` as a seizure's reissue unless one is kept already (the kept one wins and is
+ * answered: submit it). A reissued seizure keeps what it has.
+ */
+export async function keepReissue(q: Queryable, seizureId: string, raw: Uint8Array): Promise<Uint8Array> {
+  await q.query(
+    `UPDATE seizures SET reissue_raw = $2 WHERE id = $1 AND reissue_raw IS NULL AND state = 'prepared'`,
+    [seizureId, raw],
+  );
+  return (await keptReissue(q, seizureId)) ?? raw;
+}
+
+/**
+ * Replaces a prepared seizure's reissue that can never be committed (another transaction took
+ * its treasury outputs before it was submitted: none of its bytes reached a ticket, so none
+ * reached the ledger) with `raw`, only while `stale` is still the one kept and no ticket holds
+ * it; answers the reissue kept afterwards.
+ */
+export async function replaceStaleReissue(
+  db: Db,
+  seizureId: string,
+  stale: { readonly raw: Uint8Array; readonly txid: string },
+  raw: Uint8Array,
+): Promise<Uint8Array | null> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM seizures WHERE id = $1 FOR UPDATE', [seizureId]);
+    await tx.query(
+      `UPDATE seizures SET reissue_raw = $3
+        WHERE id = $1 AND state = 'prepared' AND reissue_raw = $2
+          AND NOT EXISTS (SELECT 1 FROM tickets WHERE submitted_txid = $4)`,
+      [seizureId, stale.raw, raw, stale.txid],
+    );
+    return keptReissue(tx, seizureId);
+  });
+}
+
+/** Records the reissue's ticket (once: a reissue already recorded is kept). */
 export async function recordReissue(q: Queryable, seizureId: string, txid: string): Promise<void> {
-  await q.query('UPDATE seizures SET reissue_txid = $2 WHERE id = $1 AND reissue_txid IS NULL', [
-    seizureId,
-    txid,
-  ]);
+  await q.query(
+    `UPDATE seizures SET reissue_txid = $2, state = 'reissued' WHERE id = $1 AND reissue_txid IS NULL`,
+    [seizureId, txid],
+  );
+}
+
+/** Prepared seizures, oldest first: the ones a recovery pass completes. */
+export async function preparedSeizures(q: Queryable, limit = 100): Promise<Seizure[]> {
+  return listSeizures(q, { state: 'prepared', oldestFirst: true, limit });
 }
 
 export async function seizureByReference(q: Queryable, reference: string): Promise<Seizure | null> {
-  const [found] = await listSeizures(q, reference);
+  const [found] = await listSeizures(q, { reference });
   return found ?? null;
 }
 
-/** Seizures, newest first (one reference when given), with their outputs. */
-export async function listSeizures(q: Queryable, reference?: string): Promise<Seizure[]> {
+/** Seizures, newest first (one reference or one state when given), with their outputs. */
+export async function listSeizures(
+  q: Queryable,
+  only: {
+    readonly reference?: string;
+    readonly state?: SeizureState;
+    readonly oldestFirst?: boolean;
+    readonly limit?: number;
+  } = {},
+): Promise<Seizure[]> {
   const rows = await q.query<{
     id: string;
     reference: string;
@@ -149,17 +283,20 @@ export async function listSeizures(q: Queryable, reference?: string): Promise<Se
     reissue_to: string;
     amount: string;
     reissue_txid: string | null;
+    state: SeizureState;
     actor: string;
     at: Date;
     outputs: unknown;
   }>(
     `SELECT z.id::text AS id, z.reference, z.reason, z.reissue_to, z.amount::text AS amount, z.reissue_txid,
-            z.actor, z.at,
+            z.state, z.actor, z.at,
             (SELECT coalesce(json_agg(json_build_object('txid', s.txid, 'vout', s.vout, 'owner', s.owner,
                                                         'amount', s.amount::text) ORDER BY s.txid, s.vout), '[]')
                FROM seized_outputs s WHERE s.seizure_id = z.id) AS outputs
-       FROM seizures z WHERE ($1::text IS NULL OR z.reference = $1) ORDER BY z.at DESC, z.id DESC LIMIT 500`,
-    [reference ?? null],
+       FROM seizures z
+      WHERE ($1::text IS NULL OR z.reference = $1) AND ($2::text IS NULL OR z.state = $2)
+      ORDER BY ${only.oldestFirst === true ? 'z.at, z.id' : 'z.at DESC, z.id DESC'} LIMIT $3`,
+    [only.reference ?? null, only.state ?? null, only.limit ?? 500],
   );
   return rows.map((r) => {
     const outputs = (typeof r.outputs === 'string' ? JSON.parse(r.outputs) : r.outputs) as {
@@ -176,6 +313,7 @@ export async function listSeizures(q: Queryable, reference?: string): Promise<Se
       actor: r.actor,
       at: r.at,
       amount: BigInt(r.amount),
+      state: r.state,
       reissueTxid: r.reissue_txid,
       outputs: outputs.map((o) => ({ ...o, amount: BigInt(o.amount) })),
     };
