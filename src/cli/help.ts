@@ -21,6 +21,7 @@ export const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['burn', 'burn tokens out of the treasury or the fee address'],
   ['fund', 'the funding address and pool level; record a payment to it'],
   ['audit', 'recompute balances and supply from the transactions'],
+  ['reconcile', 'compare the database with the ledger; --repair what is safe'],
   ['mine', 'mine blocks on the embedded devnet'],
   ['faucet', "send the sandbox's test tokens to an address (sandbox only)"],
   ['freeze', 'freeze an address: no transfer spending its outputs is cosigned'],

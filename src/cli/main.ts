@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   burn: async (argv) => (await import('./burn.js')).runBurn(argv),
   fund: async (argv) => (await import('./fund.js')).runFund(argv),
   audit: async (argv) => (await import('./audit.js')).runAudit(argv),
+  reconcile: async (argv) => (await import('./reconcile.js')).runReconcile(argv),
   migrate: async (argv) => (await import('./migrate.js')).runMigrate(argv),
   freeze: async (argv) => (await import('./freeze.js')).runFreeze(argv),
   unfreeze: async (argv) => (await import('./freeze.js')).runUnfreeze(argv),

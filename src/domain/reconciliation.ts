@@ -112,14 +112,13 @@ export type Difference =
       readonly txid: string;
       readonly ledger: 'mempool' | 'mined';
     }
-  /** A ticket whose status the ledger does not bear out. */
+  /** A ticket the tracker no longer follows whose status the ledger does not bear out. */
   | {
       readonly kind: 'ticket-status';
       readonly ticketId: string;
       readonly txid: string;
       readonly database: TicketStatus;
       readonly ledger: LedgerWord['kind'];
-      readonly tracked: boolean;
     }
   /** A funding output free in the database that a ledger transaction spends. */
   | {
@@ -210,13 +209,17 @@ export function touchesService(raw: Uint8Array, txid: string, token: ReconcileTo
   return parsed !== null && (parsed.outputs.length > 0 || parsed.paysFunding);
 }
 
-/** A ticket status the ledger's word bears out (BROADCASTING: anything, while the tracker follows it). */
+/**
+ * A ticket status the ledger's word bears out. A ticket the tracker follows (next_check_at set:
+ * live, or mined and watched for reorgs) is the tracker's to bring in line within its poll
+ * interval; only the ones it no longer looks at are compared.
+ */
 function agrees(ticket: DbTicket, word: LedgerWord['kind']): boolean {
+  if (ticket.tracked) return true;
   switch (ticket.status) {
     case 'BROADCASTING':
-      return ticket.tracked;
     case 'SUCCESS':
-      return word === 'mempool';
+      return false;
     case 'MINED':
       return word === 'mined';
     case 'FAILED':
@@ -236,11 +239,10 @@ export function reconcile(db: DatabaseView, ledger: LedgerView, token: Reconcile
       txid: ticket.txid,
       database: ticket.status,
       ledger: word,
-      tracked: ticket.tracked,
     });
     // A FAILED ticket is terminal: what the ledger holds of it is the audit's failedOnLedger,
     // an operator's call, not a tracker's.
-    if (ticket.status !== 'FAILED' && !ticket.tracked) retrack.push(ticket.id);
+    if (ticket.status !== 'FAILED') retrack.push(ticket.id);
   }
 
   // The ledger's transactions, each once, that it holds (mempool or mined).

@@ -175,6 +175,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     idempotent: true,
   },
   'GET /v2/admin/audit': { id: 'auditLedger', tag: 'admin' },
+  'POST /v2/admin/reconcile': { id: 'reconcileLedger', tag: 'admin' },
   'POST /v2/admin/freezes': {
     id: 'freezeAddress',
     tag: 'admin',

@@ -217,12 +217,14 @@ describe('reconcile: tickets against the ledger', () => {
   const words = (...pairs: [DbTicket, LedgerWord['kind']][]) =>
     new Map(pairs.map(([t, kind]) => [t.txid, kind === 'mined' ? MINED : ({ kind } as LedgerWord)]));
 
-  it('passes tickets the ledger bears out', () => {
+  it('passes tickets the ledger bears out, and leaves the ones the tracker follows to it', () => {
     const tickets = [
       ticket('a1', 'MINED', false),
       ticket('a2', 'SUCCESS', true),
       ticket('a3', 'BROADCASTING', true),
       ticket('a4', 'FAILED', false),
+      ticket('a5', 'SUCCESS', true),
+      ticket('a6', 'MINED', true),
     ];
     const r = reconcile(
       dbView({ tickets }),
@@ -232,18 +234,21 @@ describe('reconcile: tickets against the ledger', () => {
           [tickets[1]!, 'mempool'],
           [tickets[2]!, 'unknown'],
           [tickets[3]!, 'rejected'],
+          [tickets[4]!, 'mined'],
+          [tickets[5]!, 'unknown'],
         ),
         transactions: [],
       },
       token,
     );
     assert.deepEqual(r.differences, []);
+    assert.deepEqual(r.retrack, []);
   });
 
-  it('reports the others and re-tracks the untracked live ones, never a FAILED one', () => {
+  it('reports the untracked others and re-tracks the live ones, never a FAILED one', () => {
     const tickets = [
       ticket('b1', 'MINED', false),
-      ticket('b2', 'SUCCESS', true),
+      ticket('b2', 'SUCCESS', false),
       ticket('b3', 'BROADCASTING', false),
       ticket('b4', 'FAILED', false),
     ];
@@ -261,16 +266,14 @@ describe('reconcile: tickets against the ledger', () => {
       token,
     );
     assert.deepEqual(
-      r.differences.map((d) =>
-        d.kind === 'ticket-status' ? [d.ticketId, d.database, d.ledger, d.tracked] : d.kind,
-      ),
+      r.differences.map((d) => (d.kind === 'ticket-status' ? [d.ticketId, d.database, d.ledger] : d.kind)),
       [
-        ['b1', 'MINED', 'unknown', false],
-        ['b2', 'SUCCESS', 'mined', true],
-        ['b3', 'BROADCASTING', 'mempool', false],
-        ['b4', 'FAILED', 'mined', false],
+        ['b1', 'MINED', 'unknown'],
+        ['b2', 'SUCCESS', 'mined'],
+        ['b3', 'BROADCASTING', 'mempool'],
+        ['b4', 'FAILED', 'mined'],
       ],
     );
-    assert.deepEqual(r.retrack, ['b1', 'b3'], 'b2 is tracked already; b4 is terminal');
+    assert.deepEqual(r.retrack, ['b1', 'b2', 'b3'], 'b4 is terminal: the audit reports it');
   });
 });

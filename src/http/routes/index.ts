@@ -23,6 +23,7 @@ import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
 import { readRoutes } from './read-routes.js';
+import { reconcileRoutes } from './reconcile-routes.js';
 import type { RouteDeps } from './route-deps.js';
 import { seizureRoutes } from './seizure-routes.js';
 import { spvRoutes } from './spv-routes.js';
@@ -109,6 +110,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       fundingAddress,
       poolLowWater: config.fundingPoolLowWater,
     }),
+    reconcileRoutes({ ...deps, devnet: parts.devnet, fundingAddress }),
     consoleRoutes({
       ...deps,
       genesisSupply,
