@@ -1,0 +1,375 @@
+// Chaos: kill -9 of an api process at each point of a seizure (issue 32, migration 038), a real
+// process on PostgreSQL with the devnet's ARC, a tracker in this process. Each point is reached
+// deterministically from outside, with no hook in the service: a lock this test holds on a table
+// the next step writes (the process waits there), or ARC hanging.
+//   1. the order prepared (outpoints seized, reissue kept), nothing submitted: tickets locked;
+//      the restarted process completes it on its own (its recovery pass at start);
+//   2. the reissue's ticket committed, its broadcast waiting on ARC: ARC hangs;
+//   3. the reissue broadcast and on the ledger, its txid not recorded: seizures locked.
+// After each: the same order sent again answers 200 with the one reissue; one ticket per order,
+// the seized outpoints never cosigned, genesis = treasury + circulating + burned + seized at
+// every point observed, and at the end the audit clean and the store and ledger in agreement.
+// Runs only when TEST_DATABASE_URL is set.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { txidOf } from '../../src/crypto/txid.js';
+import { supplyOf } from '../../src/domain/ledger-audit.js';
+import { ADMIN_KEY_FILE } from '../../src/service.js';
+import { seizedOutpoints } from '../../src/store/controls/seizure-store.js';
+import type { Db } from '../../src/store/db/db.js';
+import { liveIndexedOutputs } from '../../src/store/operator/audit-reads.js';
+import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
+import { eventually } from '../e2e/support.js';
+import { sharedWorld } from '../support/ledger-world.js';
+import { testDatabaseUrl } from '../support/test-databases.js';
+import { party } from '../support/token-world.js';
+import { expectNoTicketLost, expectStoreAndLedgerAgree } from './invariants.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** A server on ARC's port that takes every connection and never answers: ARC hanging. */
+async function hangOn(port: number): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** A connection of the test's own holding `lock` in an open transaction until released. */
+async function holdLock(url: string, lock: string): Promise<{ release(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(lock);
+  return {
+    async release() {
+      await client.query('ROLLBACK');
+      await client.end();
+    },
+  };
+}
+
+describe('chaos: kill -9 of an api process during a seizure', {
+  skip: testDatabaseUrl === undefined,
+}, () => {
+  const world = sharedWorld('seizure kill');
+  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-seizure-kill-'));
+  let child: ChildProcess | null = null;
+  let watcher: pg.Client | null = null;
+
+  const startApi = async (port: number): Promise<ChildProcess> => {
+    const started = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli/entry.ts',
+        'start',
+        '--roles',
+        'api',
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--log-level',
+        'error',
+        '--database-url',
+        world.databaseUrl,
+        '--no-rate-limit-enabled',
+        ...world.ledger.flags,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    await eventually(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+        return res?.ok === true ? true : undefined;
+      },
+      'the api process answers',
+      600,
+    );
+    return started;
+  };
+  const kill = async () => {
+    const dying = child!;
+    dying.kill('SIGKILL');
+    if (dying.exitCode === null && dying.signalCode === null) await new Promise((r) => dying.once('exit', r));
+  };
+
+  after(async () => {
+    if (child !== null && child.exitCode === null) child.kill('SIGKILL');
+    await watcher?.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('each crash point: the retry answers the one reissue; seized outputs never cosigned; audit clean', async () => {
+    const first = await world.start('tracker');
+    const db: Db = first.service.parts.db;
+    const token = first.service.parts.token;
+    // Reads on a connection of their own: the locks below stall the tracker's pool, not these.
+    watcher = new pg.Client({ connectionString: world.databaseUrl });
+    watcher.on('error', () => undefined);
+    await watcher.connect();
+    const read = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+      (await watcher!.query<T>(sql, params)).rows;
+    const port = await freePort();
+    child = await startApi(port);
+    const adminKey = existsSync(join(dataDir, ADMIN_KEY_FILE))
+      ? readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim()
+      : first.adminKey;
+    const admin = (method: string, path: string, body?: unknown) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+    const tickets = async () =>
+      Number((await read<{ n: string }>('SELECT count(*) AS n FROM tickets'))[0]!.n);
+    const seizure = async (reference: string) =>
+      (
+        await read<{ state: string; reissue_txid: string | null; reissue_raw: Buffer | null }>(
+          'SELECT state, reissue_txid, reissue_raw FROM seizures WHERE reference = $1',
+          [reference],
+        )
+      )[0];
+    /** genesis = treasury + circulating + burned + seized, as an audit reads the index now. */
+    const expectBalanced = async (when: string) => {
+      const index = new Map(
+        (await liveIndexedOutputs(db)).map((o) => [
+          `${o.txid}_${o.vout}`,
+          { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent },
+        ]),
+      );
+      const s = supplyOf(index, token, await seizedOutpoints(db));
+      assert.equal(
+        s.treasury + s.circulating + s.burned + s.redeemed + s.seized,
+        BigInt(token.supply),
+        `supply balances ${when}`,
+      );
+    };
+    const neverCosigned = async (outpoint: string) => {
+      const [txid, vout] = outpoint.split('_');
+      const [row] = await read<{ spent_by: string | null; reserved_by: string | null }>(
+        'SELECT spent_by, reserved_by::text AS reserved_by FROM token_outputs WHERE txid = $1 AND vout = $2',
+        [txid, Number(vout)],
+      );
+      assert.deepEqual({ ...row }, { spent_by: null, reserved_by: null }, `${outpoint} was cosigned`);
+    };
+
+    let n = 0;
+    /** A frozen thief holding `amount` (minted while ARC answers), and the order seizing it. */
+    const stolen = async (amount: number) => {
+      n++;
+      const thief = party(`seizure kill thief ${n}`);
+      const minted = await admin('POST', '/v2/admin/mint', { to: thief.address, amount: String(amount) });
+      assert.equal(minted.status, 200, await minted.clone().text());
+      const { txid } = (await minted.json()) as { txid: string };
+      const frozen = await admin('POST', '/v2/admin/freezes', { address: thief.address, reason: 'stolen' });
+      assert.ok(frozen.ok, await frozen.text());
+      return {
+        reference: `kill order ${n}`,
+        reason: 'stolen funds',
+        outpoints: [`${txid}_0`],
+        reissueTo: party(`seizure kill owner ${n}`).address,
+      };
+    };
+    const send = (order: object) =>
+      admin('POST', '/v2/admin/seizures', order).then(
+        (res) => ({ kind: 'answered' as const, status: res.status }),
+        (err: unknown) => ({ kind: 'cut' as const, err }),
+      );
+    /** After a restart: the order again answers its one reissue; one ticket for it. */
+    const retried = async (
+      order: { reference: string; outpoints: string[]; reissueTo: string },
+      tickets0: number,
+    ) => {
+      const res = await admin('POST', '/v2/admin/seizures', order);
+      const body = (await res.json()) as { reissueTxid?: string; state?: string; created?: boolean };
+      assert.equal(res.status, 200, JSON.stringify(body));
+      assert.equal(body.state, 'reissued');
+      assert.equal(body.created, false);
+      assert.equal(await tickets(), tickets0 + 1, 'one reissue mint for the order');
+      const row = await seizure(order.reference);
+      assert.equal(row?.reissue_txid, body.reissueTxid);
+      const [ticket] = await read<{ submitted_txid: string }>(
+        'SELECT submitted_txid FROM tickets WHERE txid = $1',
+        [body.reissueTxid],
+      );
+      assert.equal(
+        ticket?.submitted_txid,
+        txidOf(row!.reissue_raw!),
+        'the reissue is the one kept with the order',
+      );
+      const paid = await read<{ n: string }>('SELECT count(*) AS n FROM token_outputs WHERE owner = $1', [
+        order.reissueTo,
+      ]);
+      assert.equal(Number(paid[0]!.n), 1, 'one output pays the address the order names');
+      await neverCosigned(order.outpoints[0]!);
+      await expectBalanced(`after ${order.reference} was retried`);
+    };
+
+    // A warm-up mint while ARC answers: the api caches its fee rate (asks ARC nothing before a broadcast).
+    const orders = [await stolen(1_100), await stolen(1_200), await stolen(1_300)];
+
+    // 1. Prepared, nothing submitted: the process waits on the tickets table (its submission's look-up).
+    {
+      const order = orders[0]!;
+      const tickets0 = await tickets();
+      const lock = await holdLock(world.databaseUrl, 'LOCK TABLE tickets IN ACCESS EXCLUSIVE MODE');
+      const inFlight = send(order);
+      await eventually(
+        async () => ((await seizure(order.reference))?.state === 'prepared' ? true : undefined),
+        'the order prepared',
+        600,
+      );
+      await kill();
+      assert.equal((await inFlight).kind, 'cut', 'killed before answering');
+      await lock.release();
+      assert.equal(await tickets(), tickets0, 'nothing submitted');
+      assert.ok((await seizure(order.reference))?.reissue_raw, 'the reissue kept with the order');
+      await neverCosigned(order.outpoints[0]!);
+      await expectBalanced('with the order prepared');
+      // Restarted, the process completes the order on its own: no retry needed.
+      child = await startApi(port);
+      await eventually(
+        async () => ((await seizure(order.reference))?.state === 'reissued' ? true : undefined),
+        'the restarted process completed the prepared seizure',
+        600,
+      );
+      await retried(order, tickets0);
+    }
+
+    // 2. The reissue's ticket committed, its broadcast waiting on ARC.
+    {
+      const order = orders[1]!;
+      const tickets0 = await tickets();
+      const arcPort = Number(new URL(world.ledger.arcUrl).port);
+      await world.ledger.arcDown();
+      const hanging = await hangOn(arcPort);
+      const inFlight = send(order);
+      await eventually(
+        async () => ((await tickets()) === tickets0 + 1 ? true : undefined),
+        'the reissue committed',
+        600,
+      );
+      await kill();
+      assert.equal((await inFlight).kind, 'cut');
+      await hanging.close();
+      await world.ledger.arcUp();
+      assert.equal(
+        (await seizure(order.reference))?.state,
+        'prepared',
+        'killed before its txid was recorded',
+      );
+      await expectBalanced('with the reissue committed, not broadcast');
+      child = await startApi(port);
+      await retried(order, tickets0);
+    }
+
+    // 3. Broadcast and on the ledger, its txid not recorded: the process waits on the seizures table.
+    {
+      const order = orders[2]!;
+      const tickets0 = await tickets();
+      const held = await holdLock(world.databaseUrl, 'LOCK TABLE tickets IN ACCESS EXCLUSIVE MODE');
+      const inFlight = send(order);
+      await eventually(
+        async () => ((await seizure(order.reference))?.state === 'prepared' ? true : undefined),
+        'the order prepared',
+        600,
+      );
+      const raw = (await seizure(order.reference))!.reissue_raw!;
+      // Writes to seizures wait from here on (reads do not); then the submission goes ahead.
+      const record = await holdLock(world.databaseUrl, 'LOCK TABLE seizures IN EXCLUSIVE MODE');
+      await held.release();
+      const txid = await eventually(
+        async () => {
+          const [t] = await read<{ txid: string }>('SELECT txid FROM tickets WHERE submitted_txid = $1', [
+            txidOf(raw),
+          ]);
+          if (t === undefined) return undefined;
+          const status = await world.ledger.devnet.status(t.txid);
+          return status.kind === 'mempool' || status.kind === 'mined' ? t.txid : undefined;
+        },
+        'the reissue on the ledger',
+        600,
+      );
+      await kill();
+      assert.equal((await inFlight).kind, 'cut');
+      await record.release();
+      assert.equal(
+        (await seizure(order.reference))?.state,
+        'prepared',
+        'killed before its txid was recorded',
+      );
+      await expectBalanced('with the reissue on the ledger, not recorded');
+      child = await startApi(port);
+      await retried(order, tickets0);
+      assert.equal((await seizure(order.reference))?.reissue_txid, txid);
+    }
+
+    // The end: everything mined; the audit clean; store and ledger agree, no mint the store lacks.
+    await world.ledger.devnet.mine(1);
+    await eventually(
+      async () =>
+        (
+          await read<{ n: string }>(
+            "SELECT count(*) AS n FROM tickets WHERE status NOT IN ('MINED', 'FAILED')",
+          )
+        )[0]!.n === '0'
+          ? true
+          : undefined,
+      'every ticket at its end',
+      600,
+    );
+    await expectNoTicketLost(db, { accepted: [] });
+    const report = await auditLedger(db, token, first.service.parts.ledger);
+    assert.equal(
+      report.ok,
+      true,
+      JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+    );
+    const [ordered] = await read<{ total: string }>('SELECT sum(amount)::text AS total FROM seizures');
+    assert.equal(
+      report.supply.index.seized,
+      BigInt(ordered!.total),
+      'the seized supply is what the orders took',
+    );
+    assert.ok(report.supply.index.seized > 0n);
+    await expectStoreAndLedgerAgree({
+      url: `http://127.0.0.1:${port}`,
+      key: adminKey,
+      db,
+      devnet: world.ledger.devnet,
+      tokenId: token.tokenId,
+      supply: BigInt(token.supply),
+    });
+    for (const order of orders) await neverCosigned(order.outpoints[0]!);
+    await watcher.end();
+    watcher = null;
+  });
+});
