@@ -231,11 +231,11 @@ async function applyRepairs(
 ): Promise<ReconcileReport['repaired']> {
   const { db } = deps;
   const ingested: string[] = [];
+  const fundingSpent: string[] = [];
   for (const tx of result.ingest) {
-    await db.transaction((q) => ingestTransaction(q, tx, deps.now()));
+    fundingSpent.push(...(await db.transaction((q) => ingestTransaction(q, tx, deps.now()))));
     ingested.push(tx.txid);
   }
-  const fundingSpent: string[] = [];
   if (result.fundingSpent.length > 0) {
     await db.transaction(async (q) => {
       for (const table of ['pool', 'reserve'] as const) {
@@ -281,8 +281,9 @@ async function markFundingSpent(
 /**
  * One missing token transaction into the index: its token inputs spent by it, its funding input
  * spent, then (the score lock last, docs/adr/0001) its record, address rows and token outputs.
+ * Answers the funding outputs it marked spent.
  */
-async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<void> {
+async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<string[]> {
   const inputs = tx.inputs.map(split);
   const inTxids = inputs.map((i) => i.txid);
   const inVouts = inputs.map((i) => i.vout);
@@ -295,8 +296,10 @@ async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<v
       WHERE o.txid = l.txid AND o.vout = l.vout AND (o.spent_by IS NULL OR o.spent_by = $3)`,
     [inTxids, inVouts, tx.txid],
   );
-  await markFundingSpent(q, 'pool', inputs);
-  await markFundingSpent(q, 'reserve', inputs);
+  const funding = [
+    ...(await markFundingSpent(q, 'pool', inputs)),
+    ...(await markFundingSpent(q, 'reserve', inputs)),
+  ];
   const block =
     tx.word.kind === 'mined'
       ? { height: tx.word.height, idx: tx.word.index, hash: tx.word.blockHash, time: tx.word.blockTime }
@@ -313,4 +316,5 @@ async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<v
       now,
     },
   ]);
+  return funding;
 }
