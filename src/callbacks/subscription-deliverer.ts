@@ -1,0 +1,217 @@
+// The deliverer of address webhooks (issue 31, part 1): leases due events of enabled
+// subscriptions (FOR UPDATE SKIP LOCKED: any number of deliverers, each event sent by one at a
+// time) and POSTs each, signed with its subscription's secret (Standard Webhooks), through the
+// same sender, address guard, receiver slots and retry schedule as ticket callbacks. A 2xx is
+// delivered; 410 Gone disables the subscription; anything else is tried again on the retry
+// schedule for 24 h. A subscription whose deliveries keep failing for `disableAfterMs` is
+// disabled with the reason (store/subscriptions/subscription-events.ts).
+import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { Logger } from '../process/logger.js';
+import type { Db } from '../store/db/db.js';
+import {
+  type AttemptRecord,
+  type LeasedSubscriptionEvent,
+  leaseSubscriptionEvents,
+  recordSubscriptionAttempt,
+  releaseSubscriptionEvent,
+  type SubscriptionOutcome,
+} from '../store/subscriptions/subscription-events.js';
+import type { CallbackAllowList, Resolver } from './address-guard.js';
+import { ReceiverSlots } from './receiver-slots.js';
+import { nextRetry, parseRetryAfter } from './retry-schedule.js';
+import { webhookHeaders } from './signer.js';
+import { SigningKeys } from './signing-keys.js';
+import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
+
+export interface SubscriptionDelivererOptions {
+  readonly db: Db;
+  readonly masterKey: Uint8Array;
+  readonly allow: CallbackAllowList;
+  readonly log: Logger;
+  readonly resolve?: Resolver;
+  readonly clock?: () => Date;
+  readonly random?: () => number;
+  readonly owner?: string;
+  /** Deliveries in flight at once (default 32). */
+  readonly concurrency?: number;
+  /** Deliveries in flight to one receiver origin (default 8). */
+  readonly perOriginLimit?: number;
+  /** Deadline of one attempt (default 10 s). */
+  readonly timeoutMs?: number;
+  /** Sleep between looks when nothing is due (default 250 ms). */
+  readonly pollIntervalMs?: number;
+  /** A subscription failing this long is disabled (default 3 days). */
+  readonly disableAfterMs?: number;
+  readonly sender?: WebhookSender;
+  readonly onAttempt?: (outcome: SubscriptionOutcome['kind']) => void;
+  readonly onRound?: () => void;
+}
+
+export interface SubscriptionDeliverer {
+  /** Delivers everything due at the clock's now; resolves when nothing more is due. */
+  runDueNow(): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+const LEASE_MARGIN_MS = 5_000;
+const THREE_DAYS_MS = 3 * 24 * 3_600_000;
+
+export function createSubscriptionDeliverer(options: SubscriptionDelivererOptions): SubscriptionDeliverer {
+  const { db, log } = options;
+  const clock = options.clock ?? (() => new Date());
+  const random = options.random ?? Math.random;
+  const owner = options.owner ?? `subscriptions-${randomUUID()}`;
+  const concurrency = options.concurrency ?? 32;
+  const perOriginLimit = options.perOriginLimit ?? 8;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const leaseMs = 6 * timeoutMs + 2 * LEASE_MARGIN_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const disableAfterMs = options.disableAfterMs ?? THREE_DAYS_MS;
+  const sender =
+    options.sender ??
+    createWebhookSender({
+      allow: options.allow,
+      timeoutMs,
+      connectionsPerOrigin: perOriginLimit,
+      ...(options.resolve !== undefined && { resolve: options.resolve }),
+    });
+  const stopping = new AbortController();
+  setMaxListeners(0, stopping.signal);
+  const keys = new SigningKeys(options.masterKey);
+  let settled = 0;
+  const slots = new ReceiverSlots<LeasedSubscriptionEvent>(concurrency, perOriginLimit, (event) =>
+    deliver(event).catch((err) =>
+      log.error({ err, webhookId: event.webhookId }, 'address webhook delivery failed'),
+    ),
+  );
+  let background: Promise<void> | null = null;
+
+  async function deliver(event: LeasedSubscriptionEvent): Promise<void> {
+    const at = clock();
+    if (stopping.signal.aborted || event.leaseUntil.getTime() - at.getTime() < timeoutMs + LEASE_MARGIN_MS) {
+      await releaseSubscriptionEvent(db, event.id, owner);
+      return;
+    }
+    const body = JSON.stringify(event.payload);
+    const key = keys.keyOf(event.secretEnc);
+    let result: Exclude<SendResult, { kind: 'aborted' }>;
+    if (key.kind === 'unreadable' || key.key === null) {
+      result = { kind: 'refused', reason: 'not sent: the signing secret cannot be opened', latencyMs: 0 };
+    } else {
+      const headers = webhookHeaders({ webhookId: event.webhookId, at, body }, key.key);
+      const sent = await sender.send({ url: event.url, headers, body, signal: stopping.signal });
+      if (sent.kind === 'aborted') {
+        await releaseSubscriptionEvent(db, event.id, owner);
+        return;
+      }
+      result = sent;
+    }
+    const outcome = outcomeOf(event, result, at);
+    const attempt = attemptRecord(result, at);
+    const written = await db.transaction((tx) =>
+      recordSubscriptionAttempt(tx, {
+        eventId: event.id,
+        subscriptionId: event.subscriptionId,
+        owner,
+        attempt,
+        outcome,
+        disableAfterMs,
+      }),
+    );
+    if (!written.recorded) return;
+    settled++;
+    options.onAttempt?.(outcome.kind);
+    if (written.disabled)
+      log.warn(
+        { subscriptionId: event.subscriptionId },
+        'an address subscription was disabled: its deliveries keep failing',
+      );
+  }
+
+  function outcomeOf(
+    event: LeasedSubscriptionEvent,
+    result: Exclude<SendResult, { kind: 'aborted' }>,
+    at: Date,
+  ): SubscriptionOutcome {
+    if (result.kind === 'answered') {
+      if (result.status >= 200 && result.status < 300) return { kind: 'delivered' };
+      if (result.status === 410) return { kind: 'gone' };
+    }
+    const decision = nextRetry(
+      {
+        failures: event.attempts + 1,
+        firstAttemptAt: event.firstAttemptAt ?? at,
+        now: at,
+        retryAfterMs: result.kind === 'answered' ? parseRetryAfter(result.retryAfter, at) : undefined,
+      },
+      random,
+    );
+    return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
+  }
+
+  /** Leases what the free room allows; the number leased. */
+  async function fill(): Promise<number> {
+    const room = 4 * concurrency - slots.held;
+    if (room <= 0 || stopping.signal.aborted) return 0;
+    const events = await leaseSubscriptionEvents(db, { owner, now: clock(), leaseMs, limit: room });
+    slots.admit(events);
+    return events.length;
+  }
+
+  async function pump(forever: boolean): Promise<void> {
+    while (!stopping.signal.aborted) {
+      const version = slots.version;
+      let leased = 0;
+      try {
+        leased = await fill();
+        options.onRound?.();
+      } catch (err) {
+        log.error({ err }, 'leasing address webhooks failed');
+        if (!forever) throw err;
+      }
+      if (!forever && leased === 0) {
+        await slots.idle();
+        // What was sent may have made nothing new due (the clock is the caller's): one more look.
+        if ((await fill()) === 0) return;
+        continue;
+      }
+      if (leased > 0 && slots.held < 4 * concurrency) continue;
+      await slots.changed(version, pollIntervalMs, stopping.signal);
+    }
+  }
+
+  return {
+    async runDueNow() {
+      const before = settled;
+      await pump(false);
+      await slots.idle();
+      return settled - before;
+    },
+    start() {
+      if (background !== null) return;
+      background = pump(true).catch((err) =>
+        log.error({ err }, 'the address webhook deliverer stopped on an error'),
+      );
+    },
+    async stop() {
+      stopping.abort();
+      await background;
+      for (const event of slots.takeWaiting())
+        await releaseSubscriptionEvent(db, event.id, owner).catch(() => undefined);
+      await slots.idle();
+      if (options.sender === undefined) await sender.close();
+    },
+  };
+}
+
+function attemptRecord(result: Exclude<SendResult, { kind: 'aborted' }>, at: Date): AttemptRecord {
+  if (result.kind === 'answered') {
+    const ok = result.status >= 200 && result.status < 300;
+    const error = ok ? null : `HTTP ${result.status}${result.excerpt === '' ? '' : `: ${result.excerpt}`}`;
+    return { at, statusCode: result.status, latencyMs: Math.round(result.latencyMs), error };
+  }
+  const error = result.kind === 'refused' ? result.reason : result.error;
+  return { at, statusCode: null, latencyMs: Math.round(result.latencyMs), error };
+}
