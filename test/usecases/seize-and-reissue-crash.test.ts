@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { supplyOf } from '../../src/domain/ledger-audit.js';
+import { blacklistAddress } from '../../src/store/controls/blacklist-store.js';
 import { freezeAddress } from '../../src/store/controls/freeze-store.js';
 import { seizedOutpoints } from '../../src/store/controls/seizure-store.js';
 import type { Db, Queryable } from '../../src/store/db/db.js';
@@ -224,6 +225,29 @@ describe('seize and reissue stopped at each crash point', () => {
     await mintTokens(ctx, mintKey, { to: party('seize crash bystander').address, amount: 3n });
     const before = await tickets();
     await retried(order, before);
+  });
+
+  it('an order whose reissue could never be cosigned is refused whole: nothing kept', async () => {
+    const order = await stolen(707n);
+    const before = await tickets();
+    await blacklistAddress(ctx.db, {
+      address: order.reissueTo,
+      reason: 'sanctions',
+      actor: 'test',
+      at: new Date(),
+    });
+    await assert.rejects(seizeAndReissue(ctx, mintKey, order), { code: 'ADDRESS_BLACKLISTED' });
+    const frozenTo = { ...order, reissueTo: party('seize crash frozen owner').address };
+    await freezeAddress(ctx.db, {
+      address: frozenTo.reissueTo,
+      reason: 'held',
+      actor: 'test',
+      at: new Date(),
+    });
+    await assert.rejects(seizeAndReissue(ctx, mintKey, frozenTo), { code: 'ADDRESS_FROZEN' });
+    assert.equal(await seizureRow(order.reference), undefined, 'no order kept');
+    assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
+    assert.equal(await tickets(), before);
   });
 
   it('the same order twice at once: one mint, both answered with it', async () => {

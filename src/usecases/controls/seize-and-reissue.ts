@@ -18,6 +18,7 @@
 import { txidOf } from '../../crypto/txid.js';
 import { isValidAddress } from '../../domain/address.js';
 import { DomainError } from '../../domain/domain-error.js';
+import { blacklistedAmong } from '../../store/controls/blacklist-store.js';
 import { pauseState } from '../../store/controls/pause-store.js';
 import {
   keepReissue,
@@ -89,6 +90,13 @@ export async function seizeAndReissue(
     throw new DomainError(
       'TRANSFERS_PAUSED',
       'transfers are paused: the reissue cannot be minted; unpause first',
+    );
+  // The cosignature would refuse a reissue paying a blacklisted address: refuse the order now,
+  // before it is kept with a reissue that could never be submitted (a frozen one: mintTokens).
+  if ((await blacklistedAmong(ctx.db, [req.reissueTo])).size > 0)
+    throw new DomainError(
+      'ADDRESS_BLACKLISTED',
+      `${req.reissueTo} is blacklisted: the reissue cannot be minted to it`,
     );
   const checked = await seizableOutputs(ctx.db, outpoints);
   if (checked.kind === 'refused') return checked;
