@@ -14,6 +14,10 @@ export const TAGS = [
   },
   { name: 'ticket', description: 'Follow a submitted transfer to MINED; its callbacks.' },
   { name: 'sync', description: 'The change feed, by score: page with the last score you read.' },
+  {
+    name: 'webhooks',
+    description: 'Address webhooks: events of addresses POSTed to your URL, signed (Standard Webhooks).',
+  },
   { name: 'history', description: 'Transaction histories as the reference client computes them.' },
   { name: 'transactions', description: 'Raw transactions and their parse.' },
   { name: 'health', description: 'Liveness and readiness.' },
@@ -69,6 +73,8 @@ const TX_CODES: readonly ErrorCode[] = [
   'LEDGER_UNAVAILABLE',
 ];
 
+const SUBSCRIPTION_CODES: readonly ErrorCode[] = ['INVALID_PARAMETER', 'NOT_FOUND'];
+
 /** `METHOD /path/{param}` -> facts. */
 export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'GET /v1/config': { id: 'getConfig', tag: 'config' },
@@ -101,6 +107,45 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER', 'STREAM_LIMIT'],
   },
   'POST /v1/sync': { id: 'getAddressFeed', tag: 'sync', errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER'] },
+  'POST /v2/subscriptions': {
+    id: 'createSubscription',
+    tag: 'webhooks',
+    errors: ['INVALID_ADDRESS', 'INVALID_CALLBACK_URL', 'SUBSCRIPTION_LIMIT'],
+  },
+  'GET /v2/subscriptions': { id: 'listSubscriptions', tag: 'webhooks' },
+  'GET /v2/subscriptions/{id}': { id: 'getSubscription', tag: 'webhooks', errors: SUBSCRIPTION_CODES },
+  'PATCH /v2/subscriptions/{id}': {
+    id: 'updateSubscription',
+    tag: 'webhooks',
+    errors: [...SUBSCRIPTION_CODES, 'INVALID_CALLBACK_URL'],
+  },
+  'DELETE /v2/subscriptions/{id}': { id: 'deleteSubscription', tag: 'webhooks', errors: SUBSCRIPTION_CODES },
+  'GET /v2/subscriptions/{id}/addresses': {
+    id: 'listSubscriptionAddresses',
+    tag: 'webhooks',
+    errors: SUBSCRIPTION_CODES,
+  },
+  'POST /v2/subscriptions/{id}/addresses': {
+    id: 'changeSubscriptionAddresses',
+    tag: 'webhooks',
+    errors: [...SUBSCRIPTION_CODES, 'INVALID_ADDRESS', 'SUBSCRIPTION_LIMIT'],
+  },
+  'GET /v2/subscriptions/{id}/events': {
+    id: 'listSubscriptionEvents',
+    tag: 'webhooks',
+    errors: SUBSCRIPTION_CODES,
+  },
+  'GET /v2/subscriptions/{id}/events/{webhookId}': {
+    id: 'getSubscriptionEvent',
+    tag: 'webhooks',
+    errors: SUBSCRIPTION_CODES,
+  },
+  'POST /v2/subscriptions/{id}/events/{webhookId}/redeliver': {
+    id: 'redeliverSubscriptionEvent',
+    tag: 'webhooks',
+    errors: SUBSCRIPTION_CODES,
+  },
+  'POST /v2/subscriptions/{id}/test': { id: 'testSubscription', tag: 'webhooks', errors: SUBSCRIPTION_CODES },
   'GET /v2/history/{address}': {
     id: 'getHistory',
     tag: 'history',

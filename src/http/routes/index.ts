@@ -28,6 +28,7 @@ import type { RouteDeps } from './route-deps.js';
 import { seizureRoutes } from './seizure-routes.js';
 import { spvRoutes } from './spv-routes.js';
 import { streamRoutes } from './stream-routes.js';
+import { subscriptionRoutes } from './subscription-routes.js';
 import { supplyRoutes } from './supply-routes.js';
 import { transferRoutes } from './transfer-routes.js';
 
@@ -48,6 +49,8 @@ export interface RouteParts {
     | 'streamHeartbeatMs'
     | 'streamMaxPerKey'
     | 'streamMaxPerClient'
+    | 'subscriptionMaxAddresses'
+    | 'subscriptionsPerKey'
   >;
   /** The api role's context: routes that accept transfers submit through it. */
   readonly ctx: ApiContext;
@@ -92,6 +95,12 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       heartbeatMs: config.streamHeartbeatMs,
       maxPerKey: config.streamMaxPerKey,
       maxPerClient: config.streamMaxPerClient,
+    }),
+    subscriptionRoutes({
+      ...deps,
+      callbackAllow: parseCallbackAllow(config.callbackAllow),
+      subscriptionMaxAddresses: config.subscriptionMaxAddresses,
+      subscriptionsPerKey: config.subscriptionsPerKey,
     }),
     parseRoutes(deps),
     spvRoutes(deps),

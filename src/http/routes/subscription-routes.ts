@@ -1,0 +1,370 @@
+// Address webhooks (issue 31, part 1): a key with the submit scope registers subscriptions (a
+// URL checked against the SSRF guard, the event types, up to a bound of addresses), changes
+// their address lists without registering again, reads their events (a replay list paged by
+// score) with each delivery attempt, asks for a test event or a redelivery, and enables a
+// subscription that was disabled for failing. A subscription is its key's alone (admin keys
+// see every one). Events are made and delivered by the deliverer role (roles/deliverer.ts).
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  type CallbackAllowList,
+  checkCallbackUrl,
+  parseCallbackAllow,
+  type Resolver,
+} from '../../callbacks/address-guard.js';
+import { isUuid } from '../../crypto/random-id.js';
+import {
+  attemptsOfEvent,
+  type SubscriptionEventInfo,
+  subscriptionEventByWebhookId,
+  subscriptionEventPage,
+} from '../../store/subscriptions/subscription-events.js';
+import {
+  addressesOfSubscription,
+  type SubscriptionRow,
+  subscriptionById,
+  subscriptionsOfKey,
+} from '../../store/subscriptions/subscriptions-store.js';
+import { ADDRESS_EVENT_TYPES } from '../../usecases/subscriptions/address-event.js';
+import {
+  changeSubscription,
+  changeSubscriptionAddresses,
+  redeliverEvent,
+  registerSubscription,
+  removeSubscription,
+  SubscriptionLimitError,
+  sendTestEvent,
+} from '../../usecases/subscriptions/manage-subscriptions.js';
+import type { AppInstance } from '../app.js';
+import { AppError } from '../app-error.js';
+import { principalOf } from '../plugins/auth.js';
+import { authTokenQuery, Order, problemResponses } from '../schemas/common.js';
+import {
+  AddressCount,
+  AddressList,
+  addressChangeBody,
+  CreatedSubscription,
+  EventPage,
+  EventQueued,
+  EventWithDeliveries,
+  Subscription,
+  SubscriptionChangeBody,
+  SubscriptionList,
+  subscriptionBody,
+} from '../schemas/subscription-schemas.js';
+import { checkAddresses } from './address-list.js';
+import type { RouteDeps } from './route-deps.js';
+
+export interface SubscriptionRouteDeps extends RouteDeps {
+  readonly callbackAllow?: CallbackAllowList;
+  readonly resolveCallbackHost?: Resolver;
+  readonly subscriptionMaxAddresses: number;
+  readonly subscriptionsPerKey: number;
+}
+
+const params = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Subscription ID' }),
+});
+const eventParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Subscription ID' }),
+  webhookId: Type.String({ minLength: 1, maxLength: 100, description: 'The webhook-id of the event' }),
+});
+const querystring = Type.Object(authTokenQuery);
+const eventsQuery = Type.Object({
+  from: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,19}$',
+      description: 'A score, excluded: asc reads events above it, desc below it (0 or absent: the newest)',
+    }),
+  ),
+  order: Type.Optional(Type.Enum(['asc', 'desc'], { ...Order, default: 'desc' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  ...authTokenQuery,
+});
+
+function subscriptionJson(s: SubscriptionRow) {
+  return {
+    id: s.id,
+    url: s.url,
+    events: [...s.events],
+    description: s.description,
+    addressCount: s.addressCount,
+    enabled: s.enabled,
+    disabledAt: s.disabledAt?.toISOString() ?? null,
+    disabledReason: s.disabledReason,
+    failingSince: s.failingSince?.toISOString() ?? null,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+function eventJson(e: SubscriptionEventInfo) {
+  return {
+    webhookId: e.webhookId,
+    type: e.type,
+    score: e.score.toString(),
+    state: e.state,
+    attempts: e.attempts,
+    nextAttemptAt: e.nextAttemptAt?.toISOString() ?? null,
+    deliveredAt: e.deliveredAt?.toISOString() ?? null,
+    lastError: e.lastError,
+    createdAt: e.createdAt.toISOString(),
+    payload: e.payload as never,
+  };
+}
+
+export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
+  const { db } = deps.ctx;
+  const allow = deps.callbackAllow ?? parseCallbackAllow([]);
+  const limits = { maxAddresses: deps.subscriptionMaxAddresses, perKey: deps.subscriptionsPerKey };
+
+  function keyOf(request: FastifyRequest): { id: string; admin: boolean } {
+    const principal = principalOf(request);
+    if (principal === null)
+      throw new AppError('UNAUTHORIZED', 'an API key with the submit scope is required for address webhooks');
+    return { id: principal.id, admin: principal.scopes.includes('admin') };
+  }
+
+  /** The subscription, if the caller's key registered it or is an admin key. */
+  async function own(request: FastifyRequest, id: string): Promise<SubscriptionRow> {
+    const key = keyOf(request);
+    if (!isUuid(id)) throw new AppError('INVALID_PARAMETER', `not a subscription ID: ${id}`);
+    const found = await subscriptionById(db, id.toLowerCase());
+    if (found === null || (found.apiKeyId !== key.id && !key.admin))
+      throw new AppError('NOT_FOUND', 'no such subscription for this API key');
+    return found;
+  }
+
+  async function checkedUrl(text: string): Promise<string> {
+    const verdict = await checkCallbackUrl(text, allow, deps.resolveCallbackHost);
+    if (!verdict.ok)
+      throw new AppError('INVALID_CALLBACK_URL', verdict.reason.replace(/^callback_url/, 'url'));
+    return verdict.url.toString();
+  }
+
+  async function limited<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof SubscriptionLimitError) throw new AppError('SUBSCRIPTION_LIMIT', err.message);
+      throw err;
+    }
+  }
+
+  return (app: AppInstance) => {
+    app.post(
+      '/v2/subscriptions',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          body: subscriptionBody(deps.subscriptionMaxAddresses),
+          querystring,
+          response: { 201: CreatedSubscription, ...problemResponses(400, 422) },
+        },
+      },
+      async (request, reply) => {
+        const key = keyOf(request);
+        const url = await checkedUrl(request.body.url);
+        const addresses = checkAddresses(request.body.addresses ?? []);
+        const created = await limited(() =>
+          registerSubscription(db, deps.masterKey, limits, {
+            apiKeyId: key.id,
+            url,
+            events: request.body.events ?? [...ADDRESS_EVENT_TYPES],
+            description: request.body.description ?? '',
+            addresses,
+            now: deps.ctx.now(),
+          }),
+        );
+        reply.code(201);
+        return { ...subscriptionJson(created.subscription), secret: created.secret };
+      },
+    );
+
+    app.get(
+      '/v2/subscriptions',
+      { config: { scope: 'submit' }, schema: { querystring, response: { 200: SubscriptionList } } },
+      async (request) => {
+        const key = keyOf(request);
+        return { subscriptions: (await subscriptionsOfKey(db, key.id)).map(subscriptionJson) };
+      },
+    );
+
+    app.get(
+      '/v2/subscriptions/:id',
+      {
+        config: { scope: 'submit' },
+        schema: { params, querystring, response: { 200: Subscription, ...problemResponses(400, 404) } },
+      },
+      async (request) => subscriptionJson(await own(request, request.params.id)),
+    );
+
+    app.patch(
+      '/v2/subscriptions/:id',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params,
+          querystring,
+          body: SubscriptionChangeBody,
+          response: { 200: Subscription, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        const { url, events, description, enabled } = request.body;
+        const changed = await changeSubscription(db, found.id, {
+          ...(url !== undefined && { url: await checkedUrl(url) }),
+          ...(events !== undefined && { events }),
+          ...(description !== undefined && { description }),
+          ...(enabled !== undefined && { enabled }),
+          now: deps.ctx.now(),
+        });
+        return subscriptionJson(changed);
+      },
+    );
+
+    app.delete(
+      '/v2/subscriptions/:id',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params,
+          querystring,
+          response: {
+            200: Type.Object(
+              { id: Type.String(), deleted: Type.Boolean() },
+              { examples: [{ id: 'x', deleted: true }] },
+            ),
+            ...problemResponses(400, 404),
+          },
+        },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        await removeSubscription(db, found.id);
+        return { id: found.id, deleted: true };
+      },
+    );
+
+    app.get(
+      '/v2/subscriptions/:id/addresses',
+      {
+        config: { scope: 'submit' },
+        schema: { params, querystring, response: { 200: AddressList, ...problemResponses(400, 404) } },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        const addresses = await addressesOfSubscription(db, found.id);
+        return { subscriptionId: found.id, count: addresses.length, addresses };
+      },
+    );
+
+    app.post(
+      '/v2/subscriptions/:id/addresses',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params,
+          querystring,
+          body: addressChangeBody(deps.subscriptionMaxAddresses),
+          response: { 200: AddressCount, ...problemResponses(400, 404, 422) },
+        },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        const { add, remove, replace } = request.body;
+        const count = await limited(() =>
+          changeSubscriptionAddresses(db, limits, found.id, {
+            ...(add !== undefined && { add: checkAddresses(add) }),
+            ...(remove !== undefined && { remove }),
+            ...(replace !== undefined && { replace: checkAddresses(replace) }),
+          }),
+        );
+        return { subscriptionId: found.id, count };
+      },
+    );
+
+    app.get(
+      '/v2/subscriptions/:id/events',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params,
+          querystring: eventsQuery,
+          response: { 200: EventPage, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        const limit = request.query.limit ?? 100;
+        const order = request.query.order ?? 'desc';
+        const from = BigInt(request.query.from ?? '0');
+        if (from > 2n ** 63n - 1n) throw new AppError('INVALID_PARAMETER', 'from is above the largest score');
+        const events = await subscriptionEventPage(db, { subscriptionId: found.id, from, order, limit });
+        const last = events.at(-1);
+        return {
+          subscriptionId: found.id,
+          events: events.map(eventJson),
+          nextScore: events.length >= limit && last !== undefined ? last.score.toString() : null,
+        };
+      },
+    );
+
+    app.get(
+      '/v2/subscriptions/:id/events/:webhookId',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params: eventParams,
+          querystring,
+          response: { 200: EventWithDeliveries, ...problemResponses(400, 404) },
+        },
+      },
+      async (request) => {
+        const found = await own(request, request.params.id);
+        const event = await subscriptionEventByWebhookId(db, found.id, request.params.webhookId);
+        if (event === null) throw new AppError('NOT_FOUND', 'no such event of this subscription');
+        const deliveries = await attemptsOfEvent(db, event.id);
+        return {
+          ...eventJson(event),
+          deliveries: deliveries.map((d) => ({ ...d, at: d.at.toISOString() })),
+        };
+      },
+    );
+
+    app.post(
+      '/v2/subscriptions/:id/events/:webhookId/redeliver',
+      {
+        config: { scope: 'submit' },
+        schema: {
+          params: eventParams,
+          querystring,
+          response: { 202: EventQueued, ...problemResponses(400, 404) },
+        },
+      },
+      async (request, reply) => {
+        const found = await own(request, request.params.id);
+        const event = await subscriptionEventByWebhookId(db, found.id, request.params.webhookId);
+        if (event === null) throw new AppError('NOT_FOUND', 'no such event of this subscription');
+        await redeliverEvent(db, event, deps.ctx.now());
+        reply.code(202);
+        return { subscriptionId: found.id, webhookId: event.webhookId };
+      },
+    );
+
+    app.post(
+      '/v2/subscriptions/:id/test',
+      {
+        config: { scope: 'submit' },
+        schema: { params, querystring, response: { 202: EventQueued, ...problemResponses(400, 404) } },
+      },
+      async (request, reply) => {
+        const found = await own(request, request.params.id);
+        const webhookId = await sendTestEvent(db, found, deps.ctx.now());
+        reply.code(202);
+        return { subscriptionId: found.id, webhookId };
+      },
+    );
+  };
+}
