@@ -74,6 +74,8 @@ export interface LedgerView {
   readonly ticketWords: ReadonlyMap<string, LedgerWord>;
   /** Transactions the ledger holds (listed, or given and confirmed by it) touching the service. */
   readonly transactions: readonly LedgerTransaction[];
+  /** Txids given whose raw bytes no one had (ARC serves none but its own broadcasts'). */
+  readonly unread?: readonly { readonly txid: string; readonly word: LedgerWord }[];
 }
 
 export interface IngestOutput {
@@ -280,6 +282,18 @@ export function reconcile(db: DatabaseView, ledger: LedgerView, token: Reconcile
       senders: [...senders],
       receivers: [...new Set(tx.outputs.map((o) => o.owner))],
       word,
+    });
+  }
+
+  // Given by txid only, held by the ledger, absent from the database, and no bytes to read.
+  for (const { txid, word } of ledger.unread ?? []) {
+    if ((word.kind !== 'mempool' && word.kind !== 'mined') || db.records.has(txid) || held.has(txid))
+      continue;
+    differences.push({
+      kind: 'missing-transaction',
+      txid,
+      ledger: word.kind,
+      refusal: 'the ledger serves no raw bytes of it: give them (--raw-file)',
     });
   }
 

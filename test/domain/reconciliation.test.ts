@@ -171,6 +171,36 @@ describe('reconcile: transactions the ledger holds', () => {
     assert.deepEqual(r.ingest, [], 'nothing refused is ingested');
   });
 
+  it('reports a held transaction given by txid alone, without bytes to ingest it from', () => {
+    const r = reconcile(
+      dbView(),
+      {
+        ticketWords: new Map(),
+        transactions: [],
+        unread: [
+          { txid: mintTx.txid, word: MINED },
+          { txid: 'ab'.repeat(32), word: { kind: 'unknown' } },
+        ],
+      },
+      token,
+    );
+    assert.deepEqual(r.differences, [
+      {
+        kind: 'missing-transaction',
+        txid: mintTx.txid,
+        ledger: 'mined',
+        refusal: 'the ledger serves no raw bytes of it: give them (--raw-file)',
+      },
+    ]);
+    assert.deepEqual(r.ingest, []);
+    const known = reconcile(
+      dbView({ records: new Set([mintTx.txid]) }),
+      { ticketWords: new Map(), transactions: [], unread: [{ txid: mintTx.txid, word: MINED }] },
+      token,
+    );
+    assert.deepEqual(known.differences, [], 'the database has it: nothing to read');
+  });
+
   it('leaves out what the ledger does not hold, and bytes that are not the txid they claim', () => {
     const rejected = held(mintTx, { kind: 'rejected' });
     const forged = { txid: 'ab'.repeat(32), raw: mintTx.raw, word: MINED };

@@ -93,6 +93,25 @@ describe('reconcile: a mint the restored database lacks', () => {
     );
     assert.equal(named.ok, false);
 
+    // A ledger that serves no raw bytes (ARC): the txid alone is reported, not written; the raw
+    // transaction given beside it is enough.
+    const arcLike = {
+      ...deps,
+      ledger: { status: deps.ledger.status.bind(deps.ledger), rawTransaction: async () => null },
+    };
+    const unread = await reconcileLedger(arcLike, { repair: true, txids: [forgotten] });
+    assert.deepEqual(
+      unread.differences.map((d) => (d.kind === 'missing-transaction' ? [d.txid, d.refusal] : d.kind)),
+      [[forgotten, 'the ledger serves no raw bytes of it: give them (--raw-file)']],
+    );
+    assert.deepEqual(unread.repaired.ingested, []);
+    assert.equal(unread.ok, false);
+    const withBytes = await reconcileLedger(arcLike, { repair: false, rawTxs: [raw] });
+    assert.deepEqual(
+      withBytes.differences.map((d) => d.kind),
+      ['missing-transaction', 'funding-spent'],
+    );
+
     // The devnet lists its history; --repair writes it back.
     const listing = { ...deps, history: devnetHistory(devnet!) };
     const repaired = await reconcileLedger(listing, { repair: true });

@@ -116,17 +116,31 @@ async function compare(deps: ReconcileDeps, req: ReconcileRequest) {
   for (const txid of req.txids ?? []) if (!given.has(txid)) given.set(txid, null);
   const listed = deps.history === undefined ? [] : await deps.history.txids();
   for (const txid of listed) if (!given.has(txid)) given.set(txid, null);
+  const named = new Set(req.txids ?? []);
   const transactions: LedgerTransaction[] = [];
+  const unread: { txid: string; word: LedgerWord }[] = [];
   await inBatches([...given], async ([txid, raw]) => {
     const bytes = raw ?? (await ledger.rawTransaction(txid));
-    if (bytes === null || !touchesService(bytes, txid, token)) return;
+    if (bytes === null) {
+      if (named.has(txid))
+        unread.push({ txid, word: ticketWords.get(txid) ?? wordOf(await ledger.status(txid)) });
+      return;
+    }
+    if (!touchesService(bytes, txid, token)) return;
     const word = ticketWords.get(txid) ?? wordOf(await ledger.status(txid));
     transactions.push({ txid, raw: bytes, word });
   });
   transactions.sort((a, b) => (a.txid < b.txid ? -1 : 1));
+  unread.sort((a, b) => (a.txid < b.txid ? -1 : 1));
 
-  const view = await databaseView(db, tickets, transactions, token);
-  const result = reconcile(view, { ticketWords, transactions }, token);
+  const view = await databaseView(
+    db,
+    tickets,
+    transactions,
+    unread.map((u) => u.txid),
+    token,
+  );
+  const result = reconcile(view, { ticketWords, transactions, unread }, token);
   return { result, tickets: tickets.length, ledgerTransactions: transactions.length };
 }
 
@@ -158,9 +172,10 @@ async function databaseView(
   q: Queryable,
   tickets: readonly DbTicket[],
   transactions: readonly LedgerTransaction[],
+  unreadTxids: readonly string[],
   token: ReconcileToken,
 ): Promise<DatabaseView> {
-  const txids = transactions.map((t) => t.txid);
+  const txids = [...transactions.map((t) => t.txid), ...unreadTxids];
   const inputs = transactions
     .flatMap((t) => readLedgerTransaction(t.raw, t.txid, token)?.inputs ?? [])
     .map(split);
