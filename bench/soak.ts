@@ -13,7 +13,9 @@
 // At most a second's worth of transfers (and of reads) run at once: a due one is skipped, and
 // counted, while that many are under way, so a machine too slow for the rate shows as a lower
 // rate rather than as a queue that buries the service.
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { apiContextOf } from '../src/compose.js';
 import type { RunningService } from '../src/service.js';
 import { createApiKey } from '../src/store/access/api-keys-store.js';
@@ -27,6 +29,8 @@ const RATE = Number(process.env.SOAK_RATE ?? 20);
 const READS = Number(process.env.SOAK_READS ?? 60);
 const WALLETS = Number(process.env.SOAK_WALLETS ?? 8);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 15);
+/** A folder: heap snapshots written there at the two quiet moments (compare with heap-diff.ts). */
+const SNAPSHOTS = process.env.SOAK_HEAP_SNAPSHOTS;
 const COINS_PER_WALLET = 25;
 const BASELINE_SECONDS = 5;
 const WARMUP_SECONDS = Math.max(20, SECONDS / 10);
@@ -123,6 +127,7 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     await load(started + WARMUP_SECONDS * 1000);
     const from = { transfers: traffic.counts.transfers, ...(await quietMemory()) };
     const devnetFrom = service.parts.devnet?.footprint();
+    if (SNAPSHOTS !== undefined) writeHeapSnapshot(join(SNAPSHOTS, 'soak-from.heapsnapshot'));
     const resumed = performance.now();
     const underLoad: number[] = [];
     const sampler = setInterval(() => underLoad.push(memory()), SAMPLE_SECONDS * 1000);
@@ -130,6 +135,7 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     clearInterval(sampler);
     const to = { transfers: traffic.counts.transfers, ...(await quietMemory()) };
     const devnetTo = service.parts.devnet?.footprint();
+    if (SNAPSHOTS !== undefined) writeHeapSnapshot(join(SNAPSHOTS, 'soak-to.heapsnapshot'));
     await traffic.close();
 
     const c = traffic.counts;

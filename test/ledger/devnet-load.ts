@@ -3,7 +3,9 @@
 // signed with libsecp256k1. The live UTXO set stays at `lanes` outputs however long it runs,
 // which is what a test of memory bounded by the live set (not the history) needs. Two loads of
 // the same lanes and another fee spend the same coins in different transactions (double spends).
-import { P2PKH, PrivateKey, Transaction, UnlockingScript } from '@bsv/sdk';
+// With `leftover`, each transaction also pays an output to that script that nothing spends (as a
+// transfer's fee output is): the live set then grows by one a transaction.
+import { LockingScript, P2PKH, PrivateKey, Transaction, UnlockingScript } from '@bsv/sdk';
 import { signDigest } from '../../src/crypto/secp256k1.js';
 import { sighashDigest } from '../../src/crypto/sighash.js';
 import { SIGHASH_ALL_FORKID } from '../../src/crypto/signature-encoding.js';
@@ -24,7 +26,10 @@ export interface Load {
   next(): { readonly txid: string; readonly raw: Uint8Array };
 }
 
-export function spendingLoad(lanes: number, fee = 1n): Load {
+/** Satoshis of each leftover output. */
+export const LEFTOVER_SATOSHIS = 1000n;
+
+export function spendingLoad(lanes: number, fee = 1n, leftover?: Uint8Array): Load {
   const genesis = Array.from({ length: lanes }, () => ({
     lockingScript: LOCK.toUint8Array(),
     satoshis: COIN,
@@ -45,7 +50,10 @@ export function spendingLoad(lanes: number, fee = 1n): Load {
         unlockingScript: new UnlockingScript(),
         sequence: 0xffffffff,
       });
-      tx.addOutput({ satoshis: Number(head.satoshis - fee), lockingScript: LOCK });
+      const left = leftover === undefined ? 0n : LEFTOVER_SATOSHIS;
+      tx.addOutput({ satoshis: Number(head.satoshis - fee - left), lockingScript: LOCK });
+      if (leftover !== undefined)
+        tx.addOutput({ satoshis: Number(left), lockingScript: LockingScript.fromBinary([...leftover]) });
       const digest = sighashDigest(tx, 0, LOCK, head.satoshis, SIGHASH_ALL_FORKID);
       const der = signDigest(digest, PRIVATE);
       tx.inputs[0]!.unlockingScript = UnlockingScript.fromBinary([
@@ -54,7 +62,7 @@ export function spendingLoad(lanes: number, fee = 1n): Load {
       ]);
       const raw = Uint8Array.from(tx.toBinary());
       const txid = txidOf(raw);
-      heads[lane] = { txid, vout: 0, satoshis: head.satoshis - fee };
+      heads[lane] = { txid, vout: 0, satoshis: head.satoshis - fee - left };
       return { txid, raw };
     },
   };

@@ -12,8 +12,9 @@ import { MerklePath } from '@bsv/sdk';
 import { startArcServer } from '../../src/ledger/devnet/arc-http-server.js';
 import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import { txidOf } from '../../src/ledger/devnet/hashing.js';
+import { HOT_BLOCKS } from '../../src/ledger/devnet/live-outputs.js';
 import { assertUtxoConsistent, readHeader, utxoOfDevnet } from './chain-check.js';
-import { type Load, spendingLoad } from './devnet-load.js';
+import { LEFTOVER_SATOSHIS, type Load, spendingLoad } from './devnet-load.js';
 import { tempDir } from './fixtures.js';
 
 setFlagsFromString('--expose-gc');
@@ -25,6 +26,8 @@ const retainedHeap = (): number => {
 };
 
 const LANES = 20;
+/** A P2PKH script's bytes (to an arbitrary key hash): the tail of a leftover output. */
+const p2pkhBytes = [0x76, 0xa9, 0x14, ...new Uint8Array(20).fill(9), 0x88, 0xac];
 const PER_BLOCK = 10;
 
 /**
@@ -79,6 +82,7 @@ describe('devnet memory', () => {
       assert.deepEqual(devnet.footprint(), {
         headers: 1 + 10_000 / PER_BLOCK,
         utxos: LANES,
+        hotCoins: LANES,
         mempool: 0,
         mempoolSpends: 0,
         recentBlocks: 16,
@@ -93,6 +97,74 @@ describe('devnet memory', () => {
       for (const txid of [first[0]!, first[4999]!, later!]) await assertServed(devnet, txid);
     } finally {
       await devnet.close();
+      dir.remove();
+    }
+  });
+
+  it('keeps outputs nobody spends as packed keys, reading them back from disk, not as coins in memory', {
+    timeout: 180_000,
+  }, async () => {
+    // What bench:soak's transfers leave (issue 35): each pays a fee output that nothing spends,
+    // about 200 bytes of token script, so the live set grows by one a transaction.
+    const leftover = Uint8Array.from([
+      0x00,
+      0x63,
+      0x4c,
+      180,
+      ...new Uint8Array(180).fill(7),
+      0x68,
+      ...p2pkhBytes,
+    ]);
+    const dir = tempDir('devnet-memory-');
+    const load = spendingLoad(LANES, 1n, leftover);
+    const opts = {
+      dataDir: dir.path,
+      genesis: load.genesis,
+      blockIntervalMs: 0,
+      checkpointBytes: 256 * 1024,
+    };
+    const devnet = await createDevnet(opts);
+    let closed = false;
+    try {
+      const [first] = await run(devnet, load, 2000, false);
+      const before = retainedHeap();
+      await run(devnet, load, 5000, false);
+      const after = retainedHeap();
+      const perTx = (after - before) / 5000;
+      process.stdout.write(
+        `# devnet retained heap with a leftover output a transaction: ${Math.round(perTx)} bytes a transaction\n`,
+      );
+      const footprint = devnet.footprint();
+      assert.equal(footprint.utxos, LANES + 7000);
+      // Whole coins only of the recent blocks: 2 outputs a transaction, PER_BLOCK a block.
+      assert.ok(footprint.hotCoins <= HOT_BLOCKS * 2 * PER_BLOCK, `${footprint.hotCoins} hot coins`);
+      // A packed outpoint (about 80 bytes) and the header share; a parsed coin cost about 600.
+      assert.ok(perTx < 250, `retained ${perTx} bytes a transaction`);
+      // The oldest leftover, long cold, is listed from disk with its amount and script.
+      const listed = devnet.utxos().find((u) => u.txid === first && u.vout === 1);
+      assert.ok(listed !== undefined);
+      assert.equal(listed.satoshis, LEFTOVER_SATOSHIS);
+      assert.deepEqual(listed.lockingScript, leftover);
+      // Listed by script (the funding keeper's question): those and no others.
+      const byScript = devnet.utxos(leftover);
+      assert.equal(byScript.length, 7000);
+      assert.ok(byScript.every((u) => u.vout === 1 && u.satoshis === LEFTOVER_SATOSHIS));
+      const utxo = utxoOfDevnet(devnet);
+      await devnet.close();
+      closed = true;
+      // Reopened: every coin is cold, and spending them reads them back through the index.
+      const reopened = await createDevnet(opts);
+      try {
+        assert.equal(reopened.footprint().hotCoins, 0);
+        assert.deepEqual(utxoOfDevnet(reopened), utxo);
+        await run(reopened, load, 100, false);
+        assert.equal(reopened.footprint().utxos, LANES + 7100);
+        await assertUtxoConsistent(reopened);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      if (!closed) await devnet.close();
       dir.remove();
     }
   });

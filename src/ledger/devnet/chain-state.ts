@@ -1,6 +1,7 @@
-// The devnet's state: in memory what validation and mining need (the UTXO set of live outputs,
-// the mempool, the headers, the statuses of transactions that left: evicted, lost a double
-// spend), the rest of the chain on disk behind `ChainHistory`. No clock: every change is one of
+// The devnet's state: in memory what validation and mining need (the UTXO set of live outputs as
+// packed keys, with the recent blocks' coins whole: live-outputs.ts; the mempool, the headers, the
+// statuses of transactions that left: evicted, lost a double spend), the rest of the chain on
+// disk behind `ChainHistory`. No clock: every change is one of
 // four deterministic operations (accept, connect, disconnect, evict), applied alike when live
 // and when the journal is replayed at open.
 import type { LockingScript } from '@bsv/sdk';
@@ -18,6 +19,7 @@ import { type ChainHistory, minedStatusIn } from './chain-history.js';
 import { hashToHex, hexToHash } from './hashing.js';
 import type { HeaderChain, HeaderRecord } from './header-chain.js';
 import type { LinePos } from './journal.js';
+import { LiveOutputs, scriptTag } from './live-outputs.js';
 import { merkleLevels, merkleRootOf } from './merkle.js';
 import { type ParsedTx, parseRawTransaction } from './tx-format.js';
 import { hashTag } from './tx-index.js';
@@ -72,7 +74,8 @@ interface Unindexed {
 }
 
 export class ChainState {
-  readonly utxo = new Map<string, Coin>();
+  /** Confirmed live outputs; a coin not of a recent block is read back from the chain on disk. */
+  readonly utxo: LiveOutputs;
   readonly mempool = new Map<string, MempoolEntry>();
   readonly mempoolSpends = new Map<string, string>();
   readonly rejected = new Map<string, TxStatus>();
@@ -80,7 +83,9 @@ export class ChainState {
   readonly doubleSpends = new Map<string, readonly string[]>();
   private unindexed: Unindexed[] = [];
 
-  constructor(readonly history: ChainHistory) {}
+  constructor(readonly history: ChainHistory) {
+    this.utxo = new LiveOutputs((op) => history.spentCoin(op, []));
+  }
 
   get tip(): HeaderRecord | undefined {
     return this.history.tip;
@@ -174,14 +179,14 @@ export class ChainState {
     const fees = entries.reduce((sum, e) => sum + e.fee, 0n);
     const outputs = spec.coinbaseOutputs ?? [{ lockingScript: MINER_SCRIPT, satoshis: fees }];
     const coinbase = parseRawTransaction(buildCoinbase(height, spec.serial, outputs));
-    this.addOutputs(coinbase);
+    this.addOutputs(coinbase, height);
     for (const entry of entries) {
       for (const op of entry.spends) {
         if (!this.utxo.delete(op))
           throw new Error(`cannot mine ${entry.txid}: input ${op} is not in the UTXO set`);
         this.mempoolSpends.delete(op);
       }
-      this.addOutputs(entry);
+      this.addOutputs(entry, height);
       this.mempool.delete(entry.txid);
     }
     const txids = [coinbase.txid, ...spec.txids];
@@ -216,6 +221,8 @@ export class ChainState {
       });
     }
     this.unindexed = [];
+    // Every connected block is indexed now: the older coins can be read back from disk.
+    this.utxo.cool(this.headers.length - 1);
   }
 
   /** Takes the tip block off the chain; its transactions go back to the front of the mempool. */
@@ -238,7 +245,8 @@ export class ChainState {
         const coin = this.history.spentCoin(op, txs);
         paid += coin.satoshis;
         // What the block spent of earlier blocks is unspent again.
-        if (!inBlock.has(op.slice(0, op.indexOf(':')))) this.utxo.set(op, coin);
+        if (!inBlock.has(op.slice(0, op.indexOf(':'))))
+          this.utxo.addCold(op, scriptTag(coin.lockingScript.toUint8Array()));
       }
       paid -= parsed.tx.outputs.reduce((total, out) => total + BigInt(out.satoshis ?? 0), 0n);
       returned.push({ ...parsed, fee: paid, spends, staleBlock: true, pos });
@@ -286,13 +294,12 @@ export class ChainState {
     if (this.rejected.size > REJECTED_MEMORY) this.rejected.delete(this.rejected.keys().next().value!);
   }
 
-  private addOutputs(parsed: ParsedTx): void {
+  private addOutputs(parsed: ParsedTx, height: number): void {
     parsed.tx.outputs.forEach((out, vout) => {
-      if (isUnspendable(out.lockingScript.toUint8Array())) return;
-      this.utxo.set(outpoint(parsed.txid, vout), {
-        satoshis: BigInt(out.satoshis ?? 0),
-        lockingScript: out.lockingScript,
-      });
+      const script = out.lockingScript.toUint8Array();
+      if (isUnspendable(script)) return;
+      // A copy: the parsed transaction (and any buffer its script shares) is not kept.
+      this.utxo.addHot(outpoint(parsed.txid, vout), height, BigInt(out.satoshis ?? 0), script.slice());
     });
   }
 

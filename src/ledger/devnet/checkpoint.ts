@@ -7,11 +7,11 @@
 
 import { readFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
-import { LockingScript } from '@bsv/sdk';
 import type { TxStatus } from '../port.js';
 import { headerHash } from './block.js';
 import { type ChainState, outpoint } from './chain-state.js';
 import { hashToHex } from './hashing.js';
+import { scriptTag } from './live-outputs.js';
 import { parseRawTransaction } from './tx-format.js';
 
 export const CHECKPOINT_FILE = 'devnet.checkpoint';
@@ -28,6 +28,8 @@ export interface CheckpointMeta {
 
 type Line =
   | readonly ['h', string, number, number, number, string]
+  // A live outpoint and its script's tag (before ADR 0017: its amount and script, in hex).
+  | readonly ['u', string, number]
   | readonly ['u', string, string, string]
   | readonly ['m', string, number, number, string, boolean, string]
   | readonly ['r', string, TxStatus]
@@ -48,7 +50,7 @@ export function snapshotLines(state: ChainState, meta: CheckpointMeta): string[]
       h.fees.toString(),
     ]);
   }
-  for (const [op, coin] of state.utxo) add(['u', op, coin.satoshis.toString(), coin.lockingScript.toHex()]);
+  for (const [op, tag] of state.utxo.outpoints()) add(['u', op, tag]);
   for (const e of state.mempool.values()) {
     add([
       'm',
@@ -106,7 +108,10 @@ export function restoreCheckpoint(state: ChainState, lines: readonly Line[]): vo
         break;
       }
       case 'u':
-        state.utxo.set(line[1], { satoshis: BigInt(line[2]), lockingScript: LockingScript.fromHex(line[3]) });
+        state.utxo.addCold(
+          line[1],
+          line.length === 3 ? line[2] : scriptTag(new Uint8Array(Buffer.from(line[3], 'hex'))),
+        );
         break;
       case 'm': {
         const pos = { offset: line[2], length: line[3] };

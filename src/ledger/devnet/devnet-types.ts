@@ -84,8 +84,11 @@ export interface Devnet extends Ledger {
   block(height: number): DevnetBlock | undefined;
   /** What the devnet holds in memory, counted: bounded by the live set, not the history. */
   footprint(): DevnetFootprint;
-  /** The confirmed UTXO set (unspendable outputs left out). */
-  utxos(): DevnetUtxo[];
+  /**
+   * The confirmed UTXO set (unspendable outputs left out), or only the outputs locked by
+   * `lockedBy`: those are found without reading the others back from disk.
+   */
+  utxos(lockedBy?: Uint8Array): DevnetUtxo[];
   mempoolTxids(): string[];
   readonly policy: { readonly feeRateSatPerKb: bigint; readonly maxTxSizeBytes: number };
 }
@@ -93,7 +96,10 @@ export interface Devnet extends Ledger {
 export interface DevnetFootprint {
   /** One per block (80 bytes and a few numbers each). */
   readonly headers: number;
+  /** Live confirmed outputs (a packed outpoint each in memory). */
   readonly utxos: number;
+  /** Of those, the coins of recent blocks kept whole (at most HOT_MOST); the rest are read from disk. */
+  readonly hotCoins: number;
   readonly mempool: number;
   readonly mempoolSpends: number;
   /** Blocks whose txids and merkle trees are kept (at most 16). */

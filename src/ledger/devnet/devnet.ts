@@ -35,7 +35,8 @@ import {
 } from './devnet-types.js';
 import { txidOf } from './hashing.js';
 import type { Journal, LinePos } from './journal.js';
-import { decodeSubmission, type ParsedTx } from './tx-format.js';
+import { scriptTag } from './live-outputs.js';
+import { decodeSubmission, type ParsedTx, parseRawTransaction } from './tx-format.js';
 import { validateTransaction } from './tx-validation.js';
 
 export * from './devnet-types.js';
@@ -239,6 +240,7 @@ class EmbeddedDevnet implements Devnet {
     return {
       headers: this.state.headers.length,
       utxos: this.state.utxo.size,
+      hotCoins: this.state.utxo.hotSize,
       mempool: this.state.mempool.size,
       mempoolSpends: this.state.mempoolSpends.size,
       recentBlocks: this.state.history.recentBlocks,
@@ -248,16 +250,33 @@ class EmbeddedDevnet implements Devnet {
     };
   }
 
-  utxos(): DevnetUtxo[] {
-    return [...this.state.utxo].map(([op, coin]) => {
+  utxos(lockedBy?: Uint8Array): DevnetUtxo[] {
+    // A cold coin is read back from its transaction, each parent read once for the listing; with
+    // `lockedBy`, only the coins whose script's tag matches are read.
+    const parents = new Map<string, ParsedTx>();
+    const tag = lockedBy === undefined ? undefined : scriptTag(lockedBy);
+    const listed = [...this.state.utxo.outpoints(tag)].map(([op]): DevnetUtxo => {
       const sep = op.indexOf(':');
+      const txid = op.slice(0, sep);
+      const vout = Number(op.slice(sep + 1));
+      const hot = this.state.utxo.hot(op);
+      if (hot !== undefined) return { txid, vout, satoshis: hot.satoshis, lockingScript: hot.script.slice() };
+      let parent = parents.get(txid);
+      if (parent === undefined) {
+        parent = parseRawTransaction(this.state.history.rawOf(txid)!);
+        parents.set(txid, parent);
+      }
+      const out = parent.tx.outputs[vout]!;
       return {
-        txid: op.slice(0, sep),
-        vout: Number(op.slice(sep + 1)),
-        satoshis: coin.satoshis,
-        lockingScript: coin.lockingScript.toUint8Array().slice(),
+        txid,
+        vout,
+        satoshis: BigInt(out.satoshis ?? 0),
+        lockingScript: out.lockingScript.toUint8Array().slice(),
       };
     });
+    return lockedBy === undefined
+      ? listed
+      : listed.filter((u) => Buffer.from(u.lockingScript).equals(Buffer.from(lockedBy)));
   }
 
   mempoolTxids(): string[] {

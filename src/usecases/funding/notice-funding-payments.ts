@@ -14,9 +14,9 @@ import type { Db } from '../../store/db/db.js';
 import { recordedFundingOutpoints } from '../../store/funding/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../../store/funding/funding-reserve.js';
 
-/** What the devnet offers for this: its unspent outputs and raw transactions. */
+/** What the devnet offers for this: its unspent outputs (those locked by a script) and raw transactions. */
 export interface OutputLister {
-  utxos(): readonly {
+  utxos(lockedBy: Uint8Array): readonly {
     readonly txid: string;
     readonly vout: number;
     readonly satoshis: bigint;
@@ -47,7 +47,10 @@ function signedBy(raw: Uint8Array, publicKey: Uint8Array): boolean {
 export async function noticeFundingPayments(deps: NoticeDeps): Promise<ReserveOutput[]> {
   const publicKey = publicKeyOf(deps.fundingKey);
   const script = buildP2pkhScript(hash160(publicKey));
-  const ours = deps.ledger.utxos().filter((u) => bytesEqual(u.lockingScript, script) && u.satoshis > 0n);
+  // Asked by script: the devnet reads back from disk only the outputs locked by it (ADR 0017).
+  const ours = deps.ledger
+    .utxos(script)
+    .filter((u) => bytesEqual(u.lockingScript, script) && u.satoshis > 0n);
   if (ours.length === 0) return [];
   const txids = [...new Set(ours.map((u) => u.txid))];
   const seen = await recordedFundingOutpoints(deps.db, txids);
