@@ -1,11 +1,12 @@
-// Seize and reissue (issue 32) stopped at each of its crash points, in process on PGlite: the
+// Seize and reissue (issue 32) stopped at each of its crash points, in process on PGlite (and on
+// PostgreSQL with TEST_DATABASE_URL, where two attempts at once really overlap): the
 // step after the point fails as a process killed there would leave it (nothing after it runs),
 // then the same order is sent again (or the api's recovery pass runs). Each time: one reissue
 // mint for the order (one ticket, the kept bytes), the seized outputs never cosigned, the audit
 // clean, and genesis = treasury + circulating + burned + seized at every point in between.
 // test/chaos/kill-during-seizure.test.ts does the same with kill -9 of a real process.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { supplyOf } from '../../src/domain/ledger-audit.js';
 import { blacklistAddress } from '../../src/store/controls/blacklist-store.js';
@@ -21,7 +22,7 @@ import {
 } from '../../src/usecases/controls/seize-and-reissue.js';
 import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
-import { startTestService, type TestService } from '../e2e/support.js';
+import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
 
 /** What a kill leaves: the step fails, nothing after it runs. */
@@ -45,224 +46,235 @@ function dyingDb(db: Db, at: RegExp): Db {
   });
 }
 
-describe('seize and reissue stopped at each crash point', () => {
-  let t: TestService;
-  let ctx: ApiContext;
-  let mintKey: Uint8Array;
-  let n = 0;
+// The devnet's pushes bring MINED; a slow poll keeps the tracker out of the way.
+describeServiceOnEachDb(
+  'seize and reissue stopped at each crash point',
+  ['--tracker-poll-ms', '60000'],
+  (suite) => {
+    let ctx: ApiContext;
+    let mintKey: Uint8Array;
+    let n = 0;
 
-  const tickets = async () =>
-    Number((await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM tickets'))[0]!.n);
-  const seizureRow = async (reference: string) =>
-    (
-      await ctx.db.query<{ state: string; reissue_txid: string | null; raw: boolean }>(
-        'SELECT state, reissue_txid, reissue_raw IS NOT NULL AS raw FROM seizures WHERE reference = $1',
-        [reference],
-      )
-    )[0];
-  /** genesis = treasury + circulating + burned + seized, from the index as an audit reads it. */
-  const expectBalanced = async () => {
-    const seized = await seizedOutpoints(ctx.db);
-    const index = new Map(
-      (await liveIndexedOutputs(ctx.db)).map((o) => [
-        `${o.txid}_${o.vout}`,
-        { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent },
-      ]),
-    );
-    const s = supplyOf(index, ctx.token, seized);
-    assert.equal(
-      s.treasury + s.circulating + s.burned + s.redeemed + s.seized,
-      BigInt(t.service.parts.token.supply),
-    );
-  };
-  const expectAuditClean = async () => {
-    await t.service.parts.devnet!.mine(1);
-    const report = await auditLedger(ctx.db, ctx.token, ctx.ledger);
-    assert.equal(
-      report.ok,
-      true,
-      JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
-    );
-  };
-  /** A frozen address holding `amount`, and the order seizing it for a new owner. */
-  const stolen = async (amount: bigint): Promise<SeizureRequest> => {
-    n++;
-    const thief = party(`seize crash thief ${n}`);
-    const minted = await mintTokens(ctx, mintKey, { to: thief.address, amount });
-    await freezeAddress(ctx.db, { address: thief.address, reason: 'stolen', actor: 'test', at: new Date() });
-    return {
-      reference: `crash order ${n}`,
-      reason: 'stolen',
-      outpoints: [`${minted.txid}_0`],
-      reissueTo: party(`seize crash owner ${n}`).address,
-      actor: 'test',
-    };
-  };
-  /** The order's seized outpoints are neither spent nor reserved by any ticket. */
-  const neverCosigned = async (order: SeizureRequest) => {
-    for (const o of order.outpoints) {
-      const [txid, vout] = o.split('_');
-      const [row] = await ctx.db.query<{ spent_by: string | null; reserved_by: string | null }>(
-        'SELECT spent_by, reserved_by::text AS reserved_by FROM token_outputs WHERE txid = $1 AND vout = $2',
-        [txid!, Number(vout)],
+    const tickets = async () =>
+      Number((await ctx.db.query<{ n: string }>('SELECT count(*) AS n FROM tickets'))[0]!.n);
+    const seizureRow = async (reference: string) =>
+      (
+        await ctx.db.query<{ state: string; reissue_txid: string | null; raw: boolean }>(
+          'SELECT state, reissue_txid, reissue_raw IS NOT NULL AS raw FROM seizures WHERE reference = $1',
+          [reference],
+        )
+      )[0];
+    /** genesis = treasury + circulating + burned + seized, from the index as an audit reads it. */
+    const expectBalanced = async () => {
+      const seized = await seizedOutpoints(ctx.db);
+      const index = new Map(
+        (await liveIndexedOutputs(ctx.db)).map((o) => [
+          `${o.txid}_${o.vout}`,
+          { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent },
+        ]),
       );
-      assert.deepEqual(row, { spent_by: null, reserved_by: null }, `${o} was cosigned`);
-    }
-  };
-  /** Sends the order again with every step working: one more ticket at most, the seizure reissued. */
-  const retried = async (order: SeizureRequest, ticketsBefore: number) => {
-    const again = await seizeAndReissue(ctx, mintKey, order);
-    assert.equal(again.kind, 'done');
-    if (again.kind !== 'done') return;
-    assert.equal(again.created, false);
-    assert.equal(await tickets(), ticketsBefore + 1, 'one reissue mint for the order');
-    const row = await seizureRow(order.reference);
-    assert.equal(row?.state, 'reissued');
-    assert.equal(row?.reissue_txid, again.seizure.reissueTxid);
-    const [ticket] = await ctx.db.query<{ to: string }>(
-      'SELECT o.owner AS to FROM token_outputs o WHERE o.txid = $1 AND o.vout = 0',
-      [again.seizure.reissueTxid],
-    );
-    assert.equal(ticket?.to, order.reissueTo, 'the reissue pays the address the order names');
-    // A third time is answered from the record: nothing submitted.
-    const third = await seizeAndReissue(ctx, mintKey, order);
-    assert.equal(third.kind === 'done' && third.seizure.reissueTxid, again.seizure.reissueTxid);
-    assert.equal(await tickets(), ticketsBefore + 1);
-    await neverCosigned(order);
-    await expectBalanced();
-    await expectAuditClean();
-  };
-
-  before(async () => {
-    t = await startTestService(['--tracker-poll-ms', '60000']);
-    ctx = apiContextOf(t.service.parts);
-    mintKey = t.service.parts.keys.mint;
-  });
-  after(() => t?.stop());
-
-  it('killed with the order prepared, before its reissue was submitted: the retry submits the kept one', async () => {
-    const order = await stolen(700n);
-    const before = await tickets();
-    const dead = {
-      ...ctx,
-      submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+      const s = supplyOf(index, ctx.token, seized);
+      assert.equal(
+        s.treasury + s.circulating + s.burned + s.redeemed + s.seized,
+        BigInt(suite.t.service.parts.token.supply),
+      );
     };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    assert.deepEqual(await seizureRow(order.reference), { state: 'prepared', reissue_txid: null, raw: true });
-    assert.equal(await tickets(), before, 'nothing submitted');
-    await neverCosigned(order);
-    await expectBalanced();
-    await retried(order, before);
-  });
-
-  it('killed with the order prepared: the recovery pass completes it without a retry', async () => {
-    const order = await stolen(701n);
-    const before = await tickets();
-    const dead = {
-      ...ctx,
-      submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+    const expectAuditClean = async () => {
+      await suite.t.service.parts.devnet!.mine(1);
+      const report = await auditLedger(ctx.db, ctx.token, ctx.ledger);
+      assert.equal(
+        report.ok,
+        true,
+        JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      );
     };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    assert.equal(await finishPreparedSeizures(ctx, mintKey), 1);
-    assert.equal((await seizureRow(order.reference))?.state, 'reissued');
-    assert.equal(await finishPreparedSeizures(ctx, mintKey), 0, 'nothing left prepared');
-    await retried(order, before);
-  });
+    /** A frozen address holding `amount`, and the order seizing it for a new owner. */
+    const stolen = async (amount: bigint): Promise<SeizureRequest> => {
+      n++;
+      const thief = party(`seize crash thief ${n}`);
+      const minted = await mintTokens(ctx, mintKey, { to: thief.address, amount });
+      await freezeAddress(ctx.db, {
+        address: thief.address,
+        reason: 'stolen',
+        actor: 'test',
+        at: new Date(),
+      });
+      return {
+        reference: `crash order ${n}`,
+        reason: 'stolen',
+        outpoints: [`${minted.txid}_0`],
+        reissueTo: party(`seize crash owner ${n}`).address,
+        actor: 'test',
+      };
+    };
+    /** The order's seized outpoints are neither spent nor reserved by any ticket. */
+    const neverCosigned = async (order: SeizureRequest) => {
+      for (const o of order.outpoints) {
+        const [txid, vout] = o.split('_');
+        const [row] = await ctx.db.query<{ spent_by: string | null; reserved_by: string | null }>(
+          'SELECT spent_by, reserved_by::text AS reserved_by FROM token_outputs WHERE txid = $1 AND vout = $2',
+          [txid!, Number(vout)],
+        );
+        assert.deepEqual(row, { spent_by: null, reserved_by: null }, `${o} was cosigned`);
+      }
+    };
+    /** Sends the order again with every step working: one more ticket at most, the seizure reissued. */
+    const retried = async (order: SeizureRequest, ticketsBefore: number) => {
+      const again = await seizeAndReissue(ctx, mintKey, order);
+      assert.equal(again.kind, 'done');
+      if (again.kind !== 'done') return;
+      assert.equal(again.created, false);
+      assert.equal(await tickets(), ticketsBefore + 1, 'one reissue mint for the order');
+      const row = await seizureRow(order.reference);
+      assert.equal(row?.state, 'reissued');
+      assert.equal(row?.reissue_txid, again.seizure.reissueTxid);
+      const [ticket] = await ctx.db.query<{ to: string }>(
+        'SELECT o.owner AS to FROM token_outputs o WHERE o.txid = $1 AND o.vout = 0',
+        [again.seizure.reissueTxid],
+      );
+      assert.equal(ticket?.to, order.reissueTo, 'the reissue pays the address the order names');
+      // A third time is answered from the record: nothing submitted.
+      const third = await seizeAndReissue(ctx, mintKey, order);
+      assert.equal(third.kind === 'done' && third.seizure.reissueTxid, again.seizure.reissueTxid);
+      assert.equal(await tickets(), ticketsBefore + 1);
+      await neverCosigned(order);
+      await expectBalanced();
+      await expectAuditClean();
+    };
 
-  it('killed with the reissue ticket committed, before its broadcast: the retry broadcasts that ticket', async () => {
-    const order = await stolen(702n);
-    const before = await tickets();
-    const broadcasts = [...t.service.parts.devnet!.mempoolTxids()].length;
-    const dead = {
-      ...ctx,
-      broadcasts: {
-        ...ctx.broadcasts,
-        enqueue: () => {
-          throw new Killed('before broadcasting');
+    before(() => {
+      ctx = apiContextOf(suite.t.service.parts);
+      mintKey = suite.t.service.parts.keys.mint;
+    });
+
+    it('killed with the order prepared, before its reissue was submitted: the retry submits the kept one', async () => {
+      const order = await stolen(700n);
+      const before = await tickets();
+      const dead = {
+        ...ctx,
+        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+      };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      assert.deepEqual(await seizureRow(order.reference), {
+        state: 'prepared',
+        reissue_txid: null,
+        raw: true,
+      });
+      assert.equal(await tickets(), before, 'nothing submitted');
+      await neverCosigned(order);
+      await expectBalanced();
+      await retried(order, before);
+    });
+
+    it('killed with the order prepared: the recovery pass completes it without a retry', async () => {
+      const order = await stolen(701n);
+      const before = await tickets();
+      const dead = {
+        ...ctx,
+        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+      };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      assert.equal(await finishPreparedSeizures(ctx, mintKey), 1);
+      assert.equal((await seizureRow(order.reference))?.state, 'reissued');
+      assert.equal(await finishPreparedSeizures(ctx, mintKey), 0, 'nothing left prepared');
+      await retried(order, before);
+    });
+
+    it('killed with the reissue ticket committed, before its broadcast: the retry broadcasts that ticket', async () => {
+      const order = await stolen(702n);
+      const before = await tickets();
+      const broadcasts = [...suite.t.service.parts.devnet!.mempoolTxids()].length;
+      const dead = {
+        ...ctx,
+        broadcasts: {
+          ...ctx.broadcasts,
+          enqueue: () => {
+            throw new Killed('before broadcasting');
+          },
         },
-      },
-    };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    assert.equal(await tickets(), before + 1, 'the ticket committed');
-    assert.equal(t.service.parts.devnet!.mempoolTxids().length, broadcasts, 'nothing broadcast');
-    assert.equal((await seizureRow(order.reference))?.state, 'prepared');
-    await expectBalanced();
-    await retried(order, before);
-  });
-
-  it('killed after the broadcast, before the reissue was recorded: the retry answers that mint', async () => {
-    const order = await stolen(703n);
-    const before = await tickets();
-    const dead = { ...ctx, db: dyingDb(ctx.db, /^UPDATE seizures SET reissue_txid/) };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    assert.equal(await tickets(), before + 1);
-    assert.equal((await seizureRow(order.reference))?.state, 'prepared');
-    await expectBalanced();
-    await retried(order, before);
-  });
-
-  it('killed before the order was recorded: nothing kept, the retry seizes as new', async () => {
-    const order = await stolen(704n);
-    const before = await tickets();
-    const dead = { ...ctx, db: dyingDb(ctx.db, /^INSERT INTO seizures/) };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    assert.equal(await seizureRow(order.reference), undefined, 'the order rolled back whole');
-    assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
-    const first = await seizeAndReissue(ctx, mintKey, order);
-    assert.equal(first.kind === 'done' && first.created, true);
-    assert.equal(await tickets(), before + 1);
-    await expectBalanced();
-  });
-
-  it('a kept reissue whose treasury inputs an admin mint took meanwhile is built again, once', async () => {
-    const order = await stolen(705n);
-    const dead = {
-      ...ctx,
-      submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
-    };
-    await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
-    // The treasury's oldest outputs, the ones the kept reissue spends, go to another mint.
-    await mintTokens(ctx, mintKey, { to: party('seize crash bystander').address, amount: 3n });
-    const before = await tickets();
-    await retried(order, before);
-  });
-
-  it('an order whose reissue could never be cosigned is refused whole: nothing kept', async () => {
-    const order = await stolen(707n);
-    const before = await tickets();
-    await blacklistAddress(ctx.db, {
-      address: order.reissueTo,
-      reason: 'sanctions',
-      actor: 'test',
-      at: new Date(),
+      };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      assert.equal(await tickets(), before + 1, 'the ticket committed');
+      assert.equal(suite.t.service.parts.devnet!.mempoolTxids().length, broadcasts, 'nothing broadcast');
+      assert.equal((await seizureRow(order.reference))?.state, 'prepared');
+      await expectBalanced();
+      await retried(order, before);
     });
-    await assert.rejects(seizeAndReissue(ctx, mintKey, order), { code: 'ADDRESS_BLACKLISTED' });
-    const frozenTo = { ...order, reissueTo: party('seize crash frozen owner').address };
-    await freezeAddress(ctx.db, {
-      address: frozenTo.reissueTo,
-      reason: 'held',
-      actor: 'test',
-      at: new Date(),
-    });
-    await assert.rejects(seizeAndReissue(ctx, mintKey, frozenTo), { code: 'ADDRESS_FROZEN' });
-    assert.equal(await seizureRow(order.reference), undefined, 'no order kept');
-    assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
-    assert.equal(await tickets(), before);
-  });
 
-  it('the same order twice at once: one mint, both answered with it', async () => {
-    const order = await stolen(706n);
-    const before = await tickets();
-    const [a, b] = await Promise.all([
-      seizeAndReissue(ctx, mintKey, order),
-      seizeAndReissue(ctx, mintKey, order),
-    ]);
-    assert.equal(a.kind, 'done');
-    assert.equal(b.kind, 'done');
-    if (a.kind !== 'done' || b.kind !== 'done') return;
-    assert.equal(a.seizure.reissueTxid, b.seizure.reissueTxid);
-    assert.equal([a.created, b.created].filter(Boolean).length, 1, 'one of them created it');
-    assert.equal(await tickets(), before + 1);
-    await expectBalanced();
-  });
-});
+    it('killed after the broadcast, before the reissue was recorded: the retry answers that mint', async () => {
+      const order = await stolen(703n);
+      const before = await tickets();
+      const dead = { ...ctx, db: dyingDb(ctx.db, /^UPDATE seizures SET reissue_txid/) };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      assert.equal(await tickets(), before + 1);
+      assert.equal((await seizureRow(order.reference))?.state, 'prepared');
+      await expectBalanced();
+      await retried(order, before);
+    });
+
+    it('killed before the order was recorded: nothing kept, the retry seizes as new', async () => {
+      const order = await stolen(704n);
+      const before = await tickets();
+      const dead = { ...ctx, db: dyingDb(ctx.db, /^INSERT INTO seizures/) };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      assert.equal(await seizureRow(order.reference), undefined, 'the order rolled back whole');
+      assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
+      const first = await seizeAndReissue(ctx, mintKey, order);
+      assert.equal(first.kind === 'done' && first.created, true);
+      assert.equal(await tickets(), before + 1);
+      await expectBalanced();
+    });
+
+    it('a kept reissue whose treasury inputs an admin mint took meanwhile is built again, once', async () => {
+      const order = await stolen(705n);
+      const dead = {
+        ...ctx,
+        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+      };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      // The treasury's oldest outputs, the ones the kept reissue spends, go to another mint.
+      await mintTokens(ctx, mintKey, { to: party('seize crash bystander').address, amount: 3n });
+      const before = await tickets();
+      await retried(order, before);
+    });
+
+    it('an order whose reissue could never be cosigned is refused whole: nothing kept', async () => {
+      const order = await stolen(707n);
+      const before = await tickets();
+      await blacklistAddress(ctx.db, {
+        address: order.reissueTo,
+        reason: 'sanctions',
+        actor: 'test',
+        at: new Date(),
+      });
+      await assert.rejects(seizeAndReissue(ctx, mintKey, order), { code: 'ADDRESS_BLACKLISTED' });
+      const frozenTo = { ...order, reissueTo: party('seize crash frozen owner').address };
+      await freezeAddress(ctx.db, {
+        address: frozenTo.reissueTo,
+        reason: 'held',
+        actor: 'test',
+        at: new Date(),
+      });
+      await assert.rejects(seizeAndReissue(ctx, mintKey, frozenTo), { code: 'ADDRESS_FROZEN' });
+      assert.equal(await seizureRow(order.reference), undefined, 'no order kept');
+      assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
+      assert.equal(await tickets(), before);
+    });
+
+    it('the same order twice at once: one mint, both answered with it', async () => {
+      const order = await stolen(706n);
+      const before = await tickets();
+      const [a, b] = await Promise.all([
+        seizeAndReissue(ctx, mintKey, order),
+        seizeAndReissue(ctx, mintKey, order),
+      ]);
+      assert.equal(a.kind, 'done');
+      assert.equal(b.kind, 'done');
+      if (a.kind !== 'done' || b.kind !== 'done') return;
+      assert.equal(a.seizure.reissueTxid, b.seizure.reissueTxid);
+      assert.equal([a.created, b.created].filter(Boolean).length, 1, 'one of them created it');
+      assert.equal(await tickets(), before + 1);
+      await expectBalanced();
+    });
+  },
+);
