@@ -34,6 +34,8 @@ export const COMMAND_SUMMARIES: readonly (readonly [string, string])[] = [
   ['blacklisted', 'the blacklisted addresses and what they hold'],
   ['seize', 'seize frozen outputs and reissue their value to an address'],
   ['controls', 'the pause and the record of every control change'],
+  ['proposals', 'actions waiting for approvals: list, show, approve, reject; the policy'],
+  ['allowance', "an admin key's mint allowance: set, show"],
   ['help', "this help, or a command's own (tokenproxy help COMMAND)"],
 ];
 

@@ -30,6 +30,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   blacklisted: async (argv) => (await import('./controls.js')).runBlacklisted(argv),
   seize: async (argv) => (await import('./controls.js')).runSeize(argv),
   controls: async (argv) => (await import('./controls.js')).runControls(argv),
+  proposals: async (argv) => (await import('./proposals.js')).runProposals(argv),
+  allowance: async (argv) => (await import('./allowance.js')).runAllowance(argv),
   help: async (argv) => help(argv),
 };
 

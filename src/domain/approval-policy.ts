@@ -100,7 +100,7 @@ export function policyJson(policy: ApprovalPolicy): PolicyRuleJson[] {
 }
 
 export interface PolicyRuleJson {
-  action: string;
+  action: ApprovableAction;
   approvals: number;
   above?: string;
   proposerApproves?: boolean;

@@ -17,13 +17,16 @@ import { availableFundingCount } from '../../store/funding/funding-pool.js';
 import { ticketCounts } from '../../store/tickets/ticket-queries.js';
 import { redeemedAmount, supply } from '../../store/wallets/wallet-queries.js';
 import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/manage-api-keys.js';
+import { checkAllowance } from '../../usecases/controls/allowances.js';
 import { mintTokens } from '../../usecases/supply/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { grants } from '../plugins/auth.js';
 import { idempotencyHooks, preparedUnder } from '../plugins/idempotency.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { ProposalJson } from '../schemas/proposal-schemas.js';
 import { askTip, TipJson, TipProblemJson } from './chain-tip.js';
+import { heldBack } from './proposal-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** Mining on command: the embedded devnet answers it; any other ledger is null. */
@@ -142,7 +145,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
         schema: {
           body: CreateKeyBody,
           querystring: query,
-          response: { 201: CreatedKey, ...problemResponses(400, 403) },
+          response: { 201: CreatedKey, 202: ProposalJson, ...problemResponses(400, 403) },
         },
       },
       async (request, reply) => {
@@ -156,6 +159,15 @@ export function adminRoutes(deps: AdminRouteDeps) {
             'FORBIDDEN',
             `this key cannot grant scopes it does not hold: ${beyond.join(', ')}`,
           );
+        // A key with any power beyond read and submit is an action the approval policy can hold back.
+        if (scopes.some((s) => s !== 'read' && s !== 'submit')) {
+          const held = await heldBack(deps, request, {
+            action: 'create-key',
+            body: { name, scopes: [...scopes], rateLimit },
+            summary: `create key "${name}" (${scopes.join(', ')})`,
+          });
+          if (held !== null) return reply.code(202).send(held);
+        }
         try {
           const created = await issueApiKey(ctx, deps.masterKey, { name, scopes, rateLimit });
           return reply.code(201).send({
@@ -246,16 +258,27 @@ export function adminRoutes(deps: AdminRouteDeps) {
           querystring: query,
           response: {
             200: Type.Object({ ticketId: Type.String(), txid: Type.String() }),
+            202: ProposalJson,
             ...problemResponses(400),
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const amount = parseTokens(request.body.amount);
+        // The asking key's allowance (issue 32) caps what it mints, held back or not.
+        const minter = request.principal?.id ?? 'unknown';
+        await checkAllowance(ctx, minter, amount);
+        const held = await heldBack(deps, request, {
+          action: 'mint',
+          body: { to: request.body.to, amount: amount.toString() },
+          summary: `mint ${formatTokens(amount)} to ${request.body.to}`,
+          amount,
+        });
+        if (held !== null) return reply.code(202).send(held);
         const { ticketId, txid } = await mintTokens(
           ctx,
           deps.mintKey,
-          { to: request.body.to, amount },
+          { to: request.body.to, amount, minter },
           preparedUnder(ctx.db, request, ctx.now),
         );
         return { ticketId, txid };

@@ -14,7 +14,9 @@ import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { grants, NARROW_ADMIN_SCOPES, type Scope } from '../plugins/auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { ProposalJson } from '../schemas/proposal-schemas.js';
 import { AmountJson, amountJson } from './admin-routes.js';
+import { heldBack } from './proposal-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** Control events the record answers with (newest first). */
@@ -185,11 +187,19 @@ export function controlRoutes(deps: RouteDeps) {
           tags: ['admin'],
           body: PauseBody,
           querystring: query,
-          response: { 200: PauseChanged, ...problemResponses(400) },
+          response: { 200: PauseChanged, 202: ProposalJson, ...problemResponses(400) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const actor = actorOf(request.principal);
+        if (!request.body.paused) {
+          const held = await heldBack(deps, request, {
+            action: 'unpause',
+            body: { reason: request.body.reason },
+            summary: `unpause transfers: ${request.body.reason}`,
+          });
+          if (held !== null) return reply.code(202).send(held);
+        }
         const { state, changed } = await changePause(ctx, {
           paused: request.body.paused,
           reason: request.body.reason,
@@ -239,12 +249,18 @@ export function controlRoutes(deps: RouteDeps) {
           params: Type.Object({ address: Address }),
           body: Type.Object({ reason: Reason }, { additionalProperties: false }),
           querystring: query,
-          response: { 200: Unlisted, ...problemResponses(400, 404) },
+          response: { 200: Unlisted, 202: ProposalJson, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { address } = request.params;
         if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
+        const held = await heldBack(deps, request, {
+          action: 'unblacklist',
+          body: { address, reason: request.body.reason },
+          summary: `take ${address} off the blacklist: ${request.body.reason}`,
+        });
+        if (held !== null) return reply.code(202).send(held);
         const actor = actorOf(request.principal);
         const at = ctx.now();
         const removed = await unblacklist(ctx, { address, reason: request.body.reason, actor, at });

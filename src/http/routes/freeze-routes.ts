@@ -15,7 +15,9 @@ import { freeze, unfreeze } from '../../usecases/admin/change-freeze-list.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
+import { ProposalJson } from '../schemas/proposal-schemas.js';
 import { AmountJson, amountJson } from './admin-routes.js';
+import { heldBack } from './proposal-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** Events the list answers with (newest first). */
@@ -117,12 +119,18 @@ export function freezeRoutes(deps: RouteDeps) {
           params: AddressParams,
           body: UnfreezeBody,
           querystring: query,
-          response: { 200: Unfrozen, ...problemResponses(400, 404) },
+          response: { 200: Unfrozen, 202: ProposalJson, ...problemResponses(400, 404) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { address } = request.params;
         if (!isValidAddress(address)) throw new AppError('INVALID_ADDRESS', `invalid address: ${address}`);
+        const held = await heldBack(deps, request, {
+          action: 'unfreeze',
+          body: { address, reason: request.body.reason },
+          summary: `unfreeze ${address}: ${request.body.reason}`,
+        });
+        if (held !== null) return reply.code(202).send(held);
         const actor = actorOf(request.principal);
         const at = ctx.now();
         const removed = await unfreeze(ctx, { address, reason: request.body.reason, actor, at });

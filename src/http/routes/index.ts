@@ -22,6 +22,7 @@ import { faucetRoutes } from './faucet-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
+import { proposalRoutes } from './proposal-routes.js';
 import { readRoutes } from './read-routes.js';
 import { reconcileRoutes } from './reconcile-routes.js';
 import type { RouteDeps } from './route-deps.js';
@@ -49,6 +50,7 @@ export interface RouteParts {
     | 'streamHeartbeatMs'
     | 'streamMaxPerKey'
     | 'streamMaxPerClient'
+    | 'proposalTtlMs'
     | 'subscriptionMaxAddresses'
     | 'subscriptionsPerKey'
   >;
@@ -76,6 +78,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     environment: config.env,
     maxAddresses: config.maxAddresses,
     anonymousMaxRecords: config.anonymousMaxRecords,
+    proposalTtlMs: config.proposalTtlMs,
   };
   const genesisSupply = BigInt(parts.token.supply);
   const { fundingAddress } = addressesOf(parts.keys);
@@ -113,6 +116,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     }),
     controlRoutes(deps),
     seizureRoutes({ ...deps, mintKey: parts.keys.mint }),
+    proposalRoutes({ ...deps, mintKey: parts.keys.mint, forgetApiKeys: () => apiKeys.forget() }),
     supplyRoutes({
       ...deps,
       burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },

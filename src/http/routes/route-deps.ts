@@ -10,4 +10,6 @@ export interface RouteDeps {
   readonly maxAddresses: number;
   /** Records one anonymous request is answered at most (contract.md, Long answers; default 5,000). */
   readonly anonymousMaxRecords?: number;
+  /** How long a proposal (an action held back for approvals) stays open, ms (setting proposalTtlMs). */
+  readonly proposalTtlMs?: number;
 }

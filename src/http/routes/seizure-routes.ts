@@ -7,8 +7,10 @@ import { finishPreparedSeizures, seizeAndReissue } from '../../usecases/controls
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { problemResponses } from '../schemas/common.js';
+import { ProposalJson } from '../schemas/proposal-schemas.js';
 import { AmountJson, amountJson } from './admin-routes.js';
 import { actorOf, query, Reason, Time } from './control-routes.js';
+import { heldBack } from './proposal-routes.js';
 import type { RouteDeps } from './route-deps.js';
 
 const SeizureBody = Type.Object(
@@ -98,10 +100,21 @@ export function seizureRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }
           tags: ['admin'],
           body: SeizureBody,
           querystring: query,
-          response: { 200: SeizureDone, 201: SeizureDone, ...problemResponses(400, 403, 409) },
+          response: {
+            200: SeizureDone,
+            201: SeizureDone,
+            202: ProposalJson,
+            ...problemResponses(400, 403, 409),
+          },
         },
       },
       async (request, reply) => {
+        const held = await heldBack(deps, request, {
+          action: 'seize',
+          body: { ...request.body },
+          summary: `seize ${request.body.outpoints.length} output(s) under ${request.body.reference}, reissue to ${request.body.reissueTo}`,
+        });
+        if (held !== null) return reply.code(202).send(held);
         const actor = actorOf(request.principal);
         const done = await seizeAndReissue(ctx, deps.mintKey, { ...request.body, actor });
         if (done.kind === 'refused') throw new AppError('SEIZURE_REFUSED', done.why);
