@@ -175,7 +175,7 @@ for (const on of ['embedded', 'arc'] as const) {
       const { db } = stream.observed;
       const victim = group[0]!;
       const [row] = await db.query<{ txid: string; raw_tx: Uint8Array }>(
-        'SELECT txid, raw_tx FROM tickets WHERE id = $1',
+        'SELECT k.txid, t.raw_tx FROM tickets k JOIN transactions t ON t.txid = k.txid WHERE k.id = $1',
         [victim],
       );
       const victimTx = Transaction.fromBinary(Array.from(row!.raw_tx));

@@ -25,7 +25,7 @@ describe('a ticket failed after the network accepted it', () => {
     const { parts } = t.service;
     ({ ticket } = await acceptedTransfer(t, 'failed after accepted'));
     const [row] = await parts.db.query<{ txid: string; raw_tx: Uint8Array }>(
-      'SELECT txid, raw_tx FROM tickets WHERE id = $1',
+      'SELECT k.txid, t.raw_tx FROM tickets k JOIN transactions t ON t.txid = k.txid WHERE k.id = $1',
       [ticket],
     );
     txid = row!.txid;

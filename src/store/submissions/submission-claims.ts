@@ -1,5 +1,6 @@
 // The claims of a submission batch, in one statement of data-modifying CTEs: the tickets
-// (a submitted txid that has one already is skipped), the token inputs of the tickets just made
+// (a submitted txid that has one already is skipped; a ticket stores no transaction bytes, its
+// change-feed record written in the same transaction does: migration 039), the token inputs of the tickets just made
 // (rows locked in one order, (txid, vout), by every writer, then reserved where free), and each
 // ticket's leased funding output (only while the api process that cosigned with it, the
 // submission's leaseOwner, still holds the lease). The caller,
@@ -32,17 +33,17 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
     .sort((a, b) => (a.txid < b.txid ? -1 : a.txid > b.txid ? 1 : a.vout - b.vout));
   const rows = await tx.query<{ kind: 'ticket' | 'input' | 'funding'; ticket: string }>(
     `WITH made AS (
-       INSERT INTO tickets (id, txid, submitted_txid, raw_tx, status, status_rank, callback_url,
+       INSERT INTO tickets (id, txid, submitted_txid, status, status_rank, callback_url,
                             callback_secret_enc, api_key_id, next_check_at, created_at, updated_at, request_id)
-       SELECT u.id, u.txid, u.sub, decode(u.raw, 'hex'), 'BROADCASTING', 10, u.cb, decode(u.secret, 'hex'),
+       SELECT u.id, u.txid, u.sub, 'BROADCASTING', 10, u.cb, decode(u.secret, 'hex'),
               u.key, u.first_check, u.at, u.at, u.req
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::timestamptz[], $9::timestamptz[], $18::text[])
-              AS u(id, txid, sub, raw, cb, secret, key, first_check, at, req)
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                     $7::timestamptz[], $8::timestamptz[], $17::text[])
+              AS u(id, txid, sub, cb, secret, key, first_check, at, req)
        ON CONFLICT DO NOTHING
        RETURNING id
      ), wanted AS (
-       SELECT w.* FROM unnest($10::text[], $11::int[], $12::uuid[], $13::text[]) AS w(txid, vout, ticket, spender)
+       SELECT w.* FROM unnest($9::text[], $10::int[], $11::uuid[], $12::text[]) AS w(txid, vout, ticket, spender)
         WHERE w.ticket IN (SELECT id FROM made)
      ), locked AS MATERIALIZED (
        SELECT o.txid, o.vout FROM token_outputs o JOIN wanted w ON o.txid = w.txid AND o.vout = w.vout
@@ -55,7 +56,7 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
        RETURNING w.ticket
      ), funded AS (
        UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL
-         FROM unnest($14::text[], $15::int[], $16::uuid[], $17::text[]) AS u(txid, vout, ticket, owner)
+         FROM unnest($13::text[], $14::int[], $15::uuid[], $16::text[]) AS u(txid, vout, ticket, owner)
         WHERE f.txid = u.txid AND f.vout = u.vout AND f.state NOT IN ('reserved', 'spent') AND f.lease_owner = u.owner
           AND u.ticket IN (SELECT id FROM made)
        RETURNING u.ticket
@@ -67,7 +68,6 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
       batch.map((s) => s.ticketId),
       batch.map((s) => s.txid),
       batch.map((s) => s.submittedTxid),
-      batch.map((s) => hex(s.rawTx)),
       batch.map((s) => s.callbackUrl),
       batch.map((s) => (s.callbackSecretEnc === null ? null : hex(s.callbackSecretEnc))),
       batch.map((s) => s.apiKeyId),

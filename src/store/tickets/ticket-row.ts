@@ -6,8 +6,17 @@ import type { TicketStatus } from '../../domain/ticket-state.js';
 export const TICKET_COLUMNS_BUT_RAW_TX =
   'id, txid, status, callback_url, errors, created_at, updated_at, api_key_id, request_id';
 
-/** The columns every ticket read selects. */
-export const TICKET_COLUMNS = `${TICKET_COLUMNS_BUT_RAW_TX}, raw_tx`;
+/**
+ * A ticket's transaction bytes, `ticket` being the name the statement gives the tickets row. A
+ * submission's ticket stores none: they are its change-feed record's, written in the same
+ * transaction (migration 039, docs/adr/0018-one-copy-of-each-transaction.md). Tickets written
+ * before, and the deploy's, keep their own copy.
+ */
+export const ticketRawTx = (ticket: string): string =>
+  `COALESCE(${ticket}.raw_tx, (SELECT r.raw_tx FROM transactions r WHERE r.txid = ${ticket}.txid))`;
+
+/** The columns every ticket read selects (FROM tickets, not renamed). */
+export const TICKET_COLUMNS = `${TICKET_COLUMNS_BUT_RAW_TX}, ${ticketRawTx('tickets')} AS raw_tx`;
 
 export interface TicketRow {
   id: string;

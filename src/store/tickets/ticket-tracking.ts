@@ -7,6 +7,7 @@
 // cycle with another.
 import type { TicketStatus } from '../../domain/ticket-state.js';
 import type { Queryable } from '../db/db.js';
+import { ticketRawTx } from './ticket-row.js';
 
 /** A ticket claimed by a tracker's sweep. */
 export interface DueTicket {
@@ -73,7 +74,7 @@ export function dueTicketFrom(r: DueRow): DueTicket {
 }
 
 /** What a claim's UPDATE returns, for dueTicketFrom (joined with the record's blk_hash). */
-export const CLAIMED_COLUMNS = 't.id, t.txid, t.raw_tx, t.status, t.attempts, t.failures';
+export const CLAIMED_COLUMNS = `t.id, t.txid, ${ticketRawTx('t')} AS raw_tx, t.status, t.attempts, t.failures`;
 
 /**
  * MINED tickets whose block still stands: looked at again on their own only at `backstop`

@@ -13,6 +13,7 @@ import {
   type TicketRecord,
   type TicketRow,
   ticketFromRow,
+  ticketRawTx,
 } from './ticket-row.js';
 
 /**
@@ -152,7 +153,7 @@ export interface LockedTicket {
 export async function lockTicketsByTxid(tx: Queryable, txids: readonly string[]): Promise<LockedTicket[]> {
   if (txids.length === 0) return [];
   const rows = await tx.query<TicketRow & { raw_tx: Uint8Array | null; first_mined_at: Date | null }>(
-    `SELECT ${TICKET_COLUMNS_BUT_RAW_TX}, CASE WHEN callback_url IS NULL THEN NULL ELSE raw_tx END AS raw_tx,
+    `SELECT ${TICKET_COLUMNS_BUT_RAW_TX}, CASE WHEN callback_url IS NULL THEN NULL ELSE ${ticketRawTx('tickets')} END AS raw_tx,
             first_mined_at
        FROM tickets WHERE txid = ANY($1::text[]) ORDER BY id FOR UPDATE`,
     [txids],
