@@ -122,6 +122,9 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     const speeds: CryptoSpeed[] = [];
     for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
     const authorization = `Bearer ${prepared.adminKey!}`;
+    // The setup's own balance changes (its mints and funding) are folded before the count starts:
+    // their deletes are not the transfers' writes.
+    await untilFolded(database.url);
     const writesBefore = await tableWrites(database.url);
     const walBefore = await walPosition(database.url);
     const ceiling = new CeilingSamples();
@@ -159,6 +162,8 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
     const writesAfter = await tableWrites(database.url);
     if (process.env.BENCH_DETAIL === '1') {
+      // For pg_waldump (--stats=record, or per relation) on a server of the run's own.
+      console.log(`  WAL from ${lsnOf(walBefore.bytes)} to ${lsnOf(walAfter.bytes)}`);
       console.log('  row writes per transfer, from the submission to MINED:');
       for (const line of describeTableWrites(writesBefore, writesAfter, run.ticketIds.length))
         console.log(`    ${line}`);
@@ -200,6 +205,10 @@ export async function processTransfers(serverUrl: string, count: number): Promis
   }
 }
 
+/** A WAL position as PostgreSQL writes it (pg_lsn), from its bytes. */
+const lsnOf = (bytes: bigint): string =>
+  `${(bytes >> 32n).toString(16).toUpperCase()}/${(bytes & 0xffffffffn).toString(16).toUpperCase()}`;
+
 /** The mean size of the run's completed transactions (its tickets'), bytes. */
 async function meanRawBytes(url: string, ticketIds: readonly string[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
@@ -211,6 +220,27 @@ async function meanRawBytes(url: string, ticketIds: readonly string[]): Promise<
       [ticketIds],
     );
     return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits (at most 30 s) until the service's balance fold has emptied the log of balance changes. */
+async function untilFolded(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const deadline = performance.now() + 30_000; performance.now() < deadline; ) {
+      const { rows } = await client.query<{ n: string }>(
+        'SELECT count(*)::text AS n FROM address_balance_changes',
+      );
+      if (rows[0]!.n === '0') {
+        await new Promise((r) => setTimeout(r, 1500)); // the statistics views lag
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    console.log('  (the balance fold had not caught up with the setup after 30 s)');
   } finally {
     await client.end();
   }
