@@ -36,6 +36,7 @@ import { controlMetrics } from './metrics/control-metrics.js';
 import { instrumentLedger } from './metrics/ledger-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { ticketTimings } from './metrics/ticket-timings.js';
+import { claimInstanceIdentity, type InstanceIdentity } from './process/instance-identity.js';
 import type { Db } from './store/db/db.js';
 import { openPgliteDb } from './store/db/pglite-db.js';
 import { openPostgresDb } from './store/db/postgres-db.js';
@@ -81,6 +82,8 @@ export interface Parts {
   readonly committer: SubmissionCommitter | null;
   /** An api process's way to the deployment's writer (PostgreSQL, when it does not run the writer itself). */
   readonly writerLink: WriterLink | null;
+  /** This process's instance identity: the owner of its leases, the same after a restart. */
+  readonly identity: InstanceIdentity;
 }
 
 /** The api role's context of parts composed with the api role; a start without it is refused here, once. */
@@ -154,6 +157,9 @@ export async function composeParts(
     masterFile?.save();
     if (keyFile?.existed === false)
       logger.info({ step: 'keys', file: join(config.dataDir, 'keys.json') }, 'operator keys created');
+    // Refused while another live process holds the name (two would take each other's leases).
+    const identity = await claimInstanceIdentity({ db, config, log: logger, now: () => new Date() });
+    closers.unshift(() => identity.release());
     const feeRate = BigInt(config.feeRateSatPerKb);
 
     let devnet: Devnet | null = null;
@@ -298,7 +304,7 @@ export async function composeParts(
               db,
               now,
               log: logger,
-              settings: pipelineSettingsOf(config, db),
+              settings: pipelineSettingsOf(config, db, identity.leaseOwner('funding')),
               keys: base.keys,
               commit: writerLink === null ? (s) => committer.add(s) : (s) => writerLink.commit(s),
               observe,
@@ -306,6 +312,8 @@ export async function composeParts(
           }
         : null;
     const ctx: ServiceContext = api ?? base;
+    // The funding leases an earlier run of this instance left are back before it serves.
+    await api?.submissions.funding.started();
     // Record what the ledger already says of a fresh deploy (mined at once on the devnet).
     if (deployed !== null) await applyLedgerStatus(ctx, deployed, { status: await ledger.status(deployed) });
     return {
@@ -323,6 +331,7 @@ export async function composeParts(
       metrics,
       committer,
       writerLink,
+      identity,
     };
   } catch (err) {
     for (const close of closers) await close().catch(() => undefined);
@@ -365,7 +374,7 @@ function committerSettingsOf(config: Config, db: Db): CommitterSettings {
 }
 
 /** The submission pipeline's settings: its look-ups batch as the committer does. */
-function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
+function pipelineSettingsOf(config: Config, db: Db, fundingOwner: string): PipelineSettings {
   const { maxBatch, maxInFlight, windowMs } = committerSettingsOf(config, db);
   return {
     maxBatch,
@@ -378,6 +387,7 @@ function pipelineSettingsOf(config: Config, db: Db): PipelineSettings {
       minLeased: config.fundingLeaseMinOutputs,
       maxLeased: config.fundingLeaseMaxOutputs,
       refillWaitMs: config.fundingRefillWaitMs,
+      owner: fundingOwner,
     },
     share: { sharePercent: config.fundingKeySharePercent, lowWater: config.fundingPoolLowWater },
   };

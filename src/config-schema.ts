@@ -2,7 +2,7 @@
 // and `x-secret` (how describeConfig redacts a value). The configuration reference is
 // generated from this file; env variables and flags derive from the names.
 import { type Static, Type } from 'typebox';
-import { APPROVAL_SETTINGS } from './config-approvals.js';
+import { InstanceNameSetting } from './config-instance.js';
 import { SUBSCRIPTION_SETTINGS } from './config-subscriptions.js';
 
 const Url = (description: string, secret?: 'password') =>
@@ -32,6 +32,7 @@ export const ConfigSchema = Type.Object(
       default: 3000,
       description: 'HTTP port (0: any free port).',
     }),
+    instanceName: InstanceNameSetting,
     dataDir: Type.String({
       minLength: 1,
       default: './.tokenproxy',
@@ -401,7 +402,6 @@ export const ConfigSchema = Type.Object(
       default: '1000000000000000',
       description: 'Supply (atomic units) of a token deployed at first start; at most 2^53-1.',
     }),
-    ...APPROVAL_SETTINGS,
     ...SUBSCRIPTION_SETTINGS,
   },
   { additionalProperties: false },

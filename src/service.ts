@@ -77,6 +77,7 @@ export async function startService(
   };
   const closeParts = async () => {
     await parts.ledger.close().catch(() => undefined);
+    await parts.identity.release();
     await db.close();
   };
   try {

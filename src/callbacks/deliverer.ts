@@ -16,6 +16,7 @@ import {
   analyzeOutbox,
   type LeasedEvent,
   leaseDueEvents,
+  releaseEventLeases,
 } from '../store/callbacks/callback-outbox.js';
 import type { Db } from '../store/db/db.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
@@ -39,6 +40,12 @@ export interface DelivererOptions {
   readonly random?: () => number;
   /** Name of this deliverer in leases (default: a random one). */
   readonly owner?: string;
+  /**
+   * The owner is the same after a restart (its instance's): start() first gives back the events
+   * an earlier run of it left leased (killed mid-delivery), so they are sent again at once
+   * instead of once those leases run out.
+   */
+  readonly releaseOwnLeasesAtStart?: boolean;
   /** Deliveries in flight at once (default 32). */
   readonly concurrency?: number;
   /** Deliveries in flight to one receiver origin (default 8). */
@@ -218,6 +225,22 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
   }
 
+  /** The events an earlier run of this owner held go back to the outbox (start()). */
+  async function takeBackOwnLeases(): Promise<void> {
+    const released = await releaseEventLeases(db, owner).catch((err: unknown) => {
+      log.warn(
+        { err, owner },
+        "giving back an earlier run's callback leases failed; they run out by themselves",
+      );
+      return 0;
+    });
+    if (released > 0)
+      log.info(
+        { owner, events: released },
+        'callback events an earlier run of this deliverer held are due again',
+      );
+  }
+
   let statisticsAt = Number.NEGATIVE_INFINITY;
   /**
    * PGlite runs no autovacuum: without fresh statistics the planner sorts every due event on
@@ -277,7 +300,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     },
     start() {
       if (background !== null) return;
-      background = pump(true).catch((err) => log.error({ err }, 'deliverer stopped on an error'));
+      const released = options.releaseOwnLeasesAtStart === true ? takeBackOwnLeases() : Promise.resolve();
+      background = released
+        .then(() => pump(true))
+        .catch((err) => log.error({ err }, 'deliverer stopped on an error'));
     },
     async stop() {
       stopping.abort();

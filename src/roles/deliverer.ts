@@ -17,6 +17,9 @@ export function startDelivererRole(parts: Parts, onRound?: () => void): Delivere
     allow: parseCallbackAllow(config.callbackAllow),
     clock: parts.ctx.now,
     log: parts.logger,
+    // Its instance's, the same after a restart: what a killed run held is taken back at start.
+    owner: parts.identity.leaseOwner('deliverer'),
+    releaseOwnLeasesAtStart: parts.identity.stable,
     timeoutMs: config.callbackTimeoutMs,
     concurrency: config.callbackConcurrency,
     perOriginLimit: config.callbackPerReceiver,

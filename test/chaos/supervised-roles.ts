@@ -1,8 +1,9 @@
 // A production-shaped deployment's processes under a supervisor of the test's own, as systemd's
 // Restart=always runs them: each role process (role-process.ts) keeps its port and data folder
-// across restarts (a writer's identity is its folder, ADR 0007; clients and the supervisor's
-// health checks know each process by its port), is restarted after a short delay whenever it
-// exits, and a kill -9 is the test's own: any other exit is recorded as unexpected.
+// across restarts (a writer's identity is its folder, ADR 0007; its leases' owner is its host and
+// port, src/process/instance-identity.ts; clients and the supervisor's health checks know each
+// process by its port), is restarted after a short delay whenever it exits, and a kill -9 is
+// the test's own: any other exit is recorded as unexpected.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,8 @@
 // leased (events of one ticket go in seq order: the next becomes due only once this one is
 // written delivered, failed or dead), and a lease takes only as many events of one receiver
 // as the deliverer has room for. A lease that runs out (a deliverer killed mid-delivery) lets
-// another deliverer take the event.
+// another deliverer take the event; a deliverer restarted under the same owner (its instance's)
+// gives its earlier run's leases back at once (releaseEventLeases).
 import type { Queryable } from '../db/db.js';
 
 export interface LeasedEvent {
@@ -59,6 +60,19 @@ export interface LeaseRequest {
   readonly perOrigin?: number;
   /** Most events of these receivers in this lease (the deliverer's room for each). */
   readonly roomByOrigin?: ReadonlyMap<string, number>;
+}
+
+/**
+ * Gives back every pending event leased to `owner`: an earlier run of a deliverer of this name
+ * was killed holding them (a live one never shares its name). Answers how many.
+ */
+export async function releaseEventLeases(db: Queryable, owner: string): Promise<number> {
+  const rows = await db.query(
+    `UPDATE events SET lease_owner = NULL, lease_until = NULL
+      WHERE state = 'pending' AND lease_owner = $1 RETURNING id`,
+    [owner],
+  );
+  return rows.length;
 }
 
 /** scheme://host[:port] of a stored callback URL (stored normalised, so always with a path). */

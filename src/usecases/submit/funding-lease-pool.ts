@@ -7,7 +7,9 @@
 // when demand moves). A transfer that needs more than any leased output leases one of its size
 // at once; one that finds the store's pool dry waits a bounded time (refillWaitMs) for the
 // funding keeper's refill, told of it at once in this process (funding-signal.ts), rather than
-// being refused. On close, every lease goes back.
+// being refused. On close, every lease goes back. With an owner of its instance (the same after a
+// restart: process/instance-identity.ts) it first gives back what the owner's earlier run held:
+// a process killed and restarted reuses its outputs at once instead of waiting for its leases.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../process/logger.js';
 import type { Db } from '../../store/db/db.js';
@@ -34,6 +36,11 @@ export interface FundingLeaseSettings {
    * is refused, ms (config fundingRefillWaitMs; 0 or absent: not at all).
    */
   readonly refillWaitMs?: number;
+  /**
+   * The lease owner: its instance's, the same after a restart (the leases an earlier run of it
+   * left are given back first). Absent: a random one per pool.
+   */
+  readonly owner?: string;
 }
 
 /** While waiting for a refill, the store is read again this often (a keeper in another process). */
@@ -48,6 +55,8 @@ export interface FundingLeasePool {
   giveBack(output: FundingOutputRow): void;
   /** Outputs leased and not taken. */
   size(): number;
+  /** Resolves once the leases an earlier run of its owner left are given back. */
+  started(): Promise<void>;
   /** Renews the leases now and forgets those lost (after a submission found its lease gone). */
   resync(): Promise<void>;
   /** Gives every lease back and stops renewing. */
@@ -62,7 +71,18 @@ export function createFundingLeasePool(deps: {
 }): FundingLeasePool {
   const { settings } = deps;
   const signal = fundingSignalOf(deps.db);
-  const owner = `lease-${randomUUID()}`;
+  const owner = settings.owner ?? `lease-${randomUUID()}`;
+  // What an earlier run of this owner left goes back before the first lease (which it would
+  // otherwise be mistaken for); a failure leaves those leases to lapse by themselves.
+  const ready =
+    settings.owner === undefined
+      ? Promise.resolve()
+      : releaseFundingLeases(deps.db, owner).catch((err) =>
+          deps.log.warn(
+            { err },
+            "giving back an earlier run's funding leases failed; they expire by themselves",
+          ),
+        );
   /** Leased outputs not taken, smallest first. */
   let free: FundingOutputRow[] = [];
   let closed = false;
@@ -85,6 +105,7 @@ export function createFundingLeasePool(deps: {
   };
 
   const leaseMore = async (): Promise<void> => {
+    await ready;
     try {
       const missing = wanted() - free.length;
       if (missing > 0 && !closed) {
@@ -159,6 +180,7 @@ export function createFundingLeasePool(deps: {
       const ready = pick(minSatoshis);
       if (ready !== null) return ready;
       // Nothing leased is large enough: lease one of this size now.
+      await ready;
       const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
       return one ?? (await waitForRefill(minSatoshis));
     },
@@ -166,6 +188,7 @@ export function createFundingLeasePool(deps: {
       if (!closed) insert(output);
     },
     size: () => free.length,
+    started: () => ready,
     resync: keep,
     async close() {
       closed = true;
