@@ -2,6 +2,7 @@
 // and `x-secret` (how describeConfig redacts a value). The configuration reference is
 // generated from this file; env variables and flags derive from the names.
 import { type Static, Type } from 'typebox';
+import { APPROVAL_SETTINGS } from './config-approvals.js';
 import { InstanceNameSetting } from './config-instance.js';
 import { SUBSCRIPTION_SETTINGS } from './config-subscriptions.js';
 
@@ -402,6 +403,7 @@ export const ConfigSchema = Type.Object(
       default: '1000000000000000',
       description: 'Supply (atomic units) of a token deployed at first start; at most 2^53-1.',
     }),
+    ...APPROVAL_SETTINGS,
     ...SUBSCRIPTION_SETTINGS,
   },
   { additionalProperties: false },
