@@ -16,6 +16,7 @@ export const SCRIPT_PARTS = [
   'search',
   'freezes',
   'controls',
+  'proposals',
   'wiring',
 ] as const;
 

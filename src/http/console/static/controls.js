@@ -61,7 +61,13 @@ $('pause-form').addEventListener('submit', (event) => {
   submitting(form, async () => {
     try {
       const r = await api('PUT', 'v2/admin/pause', { paused, reason: $('pause-reason').value.trim() });
-      result('pause-result', (r.paused ? 'Paused' : 'Unpaused') + (r.changed ? '' : ' (it was so already)'));
+      const held = heldText(r);
+      if (held !== null) result('pause-result', held);
+      else
+        result(
+          'pause-result',
+          (r.paused ? 'Paused' : 'Unpaused') + (r.changed ? '' : ' (it was so already)'),
+        );
       form.reset();
     } catch (err) {
       result('pause-result', 'Refused: ' + (err.code ? err.code + ': ' : '') + err.message, true);

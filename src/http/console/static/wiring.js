@@ -71,6 +71,12 @@ function wire() {
           amount: $('mint-amount').value.trim(),
         });
         const node = $('mint-result');
+        if (heldText(r) !== null) {
+          result('mint-result', heldText(r));
+          form.reset();
+          await refreshNow();
+          return;
+        }
         node.dataset.txid = r.txid;
         node.dataset.ticket = r.ticketId;
         result('mint-result', 'Minted: ticket ' + r.ticketId + ', txid ' + r.txid);
