@@ -85,7 +85,7 @@ function permanent(err: unknown): string | null {
 }
 
 /** Where an approved mint keeps the transaction it builds: under the proposal's id. */
-function preparedFor(ctx: ApiContext, id: string): PreparedTransaction {
+export function preparedFor(ctx: ApiContext, id: string): PreparedTransaction {
   const scope = { apiKeyId: PROPOSAL_PREPARED_CALLER, key: id, requestHash: requestHashOf(['proposal', id]) };
   const checked = (kept: Uint8Array | 'conflict' | null) => (kept === 'conflict' ? null : kept);
   return {
