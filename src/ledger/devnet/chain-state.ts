@@ -62,6 +62,8 @@ export type CoinLookup =
 export const outpoint = (txid: string, vout: number): string => `${txid}:${vout}`;
 
 const REJECTED_MEMORY = 10_000;
+/** Parents of cold coins kept parsed. */
+const PARSED_PARENTS = 4;
 
 /** A connected block whose index entries wait for its journal position (a reorg's batch line). */
 interface Unindexed {
@@ -84,7 +86,22 @@ export class ChainState {
   private unindexed: Unindexed[] = [];
 
   constructor(readonly history: ChainHistory) {
-    this.utxo = new LiveOutputs((op) => history.spentCoin(op, []));
+    // A cold coin's parent is read from disk and parsed; the last few are kept parsed, since a
+    // pool's split (hundreds of outputs) is spent one output at a time. A txid names its bytes
+    // for good, so a kept parent is never stale (whether the coin is live is asked first).
+    const parents = new Map<string, ParsedTx>();
+    this.utxo = new LiveOutputs((op) => {
+      const txid = op.slice(0, op.indexOf(':'));
+      let parent = parents.get(txid);
+      if (parent === undefined) {
+        const raw = history.rawOf(txid);
+        if (raw === undefined) throw new Error(`devnet: the parent of ${op} is not in the chain`);
+        parent = parseRawTransaction(raw);
+        parents.set(txid, parent);
+        if (parents.size > PARSED_PARENTS) parents.delete(parents.keys().next().value!);
+      }
+      return history.spentCoin(op, [{ parsed: parent }]);
+    });
   }
 
   get tip(): HeaderRecord | undefined {
