@@ -11,9 +11,10 @@ import type { Logger } from '../process/logger.js';
 import type { Db } from '../store/db/db.js';
 import {
   type AttemptRecord,
+  type AttemptWrite,
   type LeasedSubscriptionEvent,
   leaseSubscriptionEvents,
-  recordSubscriptionAttempt,
+  recordSubscriptionAttempts,
   releaseSubscriptionEvent,
   type SubscriptionOutcome,
 } from '../store/subscriptions/subscription-events.js';
@@ -69,6 +70,9 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
   const leaseMs = 6 * timeoutMs + 2 * LEASE_MARGIN_MS;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const disableAfterMs = options.disableAfterMs ?? THREE_DAYS_MS;
+  /** Leased by one statement at least (but the last); four batches are held at most. */
+  const batch = concurrency;
+  const capacity = 4 * batch;
   const sender =
     options.sender ??
     createWebhookSender({
@@ -87,6 +91,21 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     ),
   );
   let background: Promise<void> | null = null;
+  const writer = attemptWriter(
+    async (writes) => {
+      const written = await db.transaction((tx) =>
+        recordSubscriptionAttempts(tx, owner, writes, disableAfterMs),
+      );
+      for (const w of writes) {
+        if (!written.recorded.has(w.eventId)) continue;
+        settled++;
+        options.onAttempt?.(w.outcome.kind);
+      }
+      for (const subscriptionId of written.disabled)
+        log.warn({ subscriptionId }, 'an address subscription was disabled: its deliveries keep failing');
+    },
+    db.dialect === 'pglite' ? 5 : 2,
+  );
 
   async function deliver(event: LeasedSubscriptionEvent): Promise<void> {
     const at = clock();
@@ -110,24 +129,7 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     }
     const outcome = outcomeOf(event, result, at);
     const attempt = attemptRecord(result, at);
-    const written = await db.transaction((tx) =>
-      recordSubscriptionAttempt(tx, {
-        eventId: event.id,
-        subscriptionId: event.subscriptionId,
-        owner,
-        attempt,
-        outcome,
-        disableAfterMs,
-      }),
-    );
-    if (!written.recorded) return;
-    settled++;
-    options.onAttempt?.(outcome.kind);
-    if (written.disabled)
-      log.warn(
-        { subscriptionId: event.subscriptionId },
-        'an address subscription was disabled: its deliveries keep failing',
-      );
+    await writer.write({ eventId: event.id, subscriptionId: event.subscriptionId, attempt, outcome });
   }
 
   function outcomeOf(
@@ -151,34 +153,41 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
   }
 
-  /** Leases what the free room allows; the number leased. */
-  async function fill(): Promise<number> {
-    const room = 4 * concurrency - slots.held;
-    if (room <= 0 || stopping.signal.aborted) return 0;
-    const events = await leaseSubscriptionEvents(db, { owner, now: clock(), leaseMs, limit: room });
+  /** Leases into the free room; the number leased and asked for. */
+  async function fill(): Promise<{ leased: number; asked: number }> {
+    const asked = capacity - slots.held;
+    if (asked <= 0 || stopping.signal.aborted) return { leased: 0, asked };
+    const events = await leaseSubscriptionEvents(db, { owner, now: clock(), leaseMs, limit: asked });
     slots.admit(events);
-    return events.length;
+    return { leased: events.length, asked };
   }
 
+  /**
+   * Leases when a whole batch fits in the hand (so one statement takes many events, not one
+   * per finished send), and again at once when the last lease came back full. Without
+   * `forever`, returns once nothing is in hand and a lease found nothing more.
+   */
   async function pump(forever: boolean): Promise<void> {
+    let lastLeased = -1;
     while (!stopping.signal.aborted) {
       const version = slots.version;
-      let leased = 0;
-      try {
-        leased = await fill();
-        options.onRound?.();
-      } catch (err) {
-        log.error({ err }, 'leasing address webhooks failed');
-        if (!forever) throw err;
+      if (capacity - slots.held >= batch) {
+        try {
+          const { leased, asked } = await fill();
+          lastLeased = leased;
+          options.onRound?.();
+          if (leased === asked && leased > 0) continue;
+        } catch (err) {
+          log.error({ err }, 'leasing address webhooks failed');
+          if (!forever) throw err;
+        }
       }
-      if (!forever && leased === 0) {
-        await slots.idle();
-        // What was sent may have made nothing new due (the clock is the caller's): one more look.
-        if ((await fill()) === 0) return;
+      if (!forever && slots.held === 0) {
+        if (lastLeased === 0) return;
+        lastLeased = -1;
         continue;
       }
-      if (leased > 0 && slots.held < 4 * concurrency) continue;
-      await slots.changed(version, pollIntervalMs, stopping.signal);
+      await slots.changed(version, forever ? pollIntervalMs : null, stopping.signal);
     }
   }
 
@@ -202,6 +211,39 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
         await releaseSubscriptionEvent(db, event.id, owner).catch(() => undefined);
       await slots.idle();
       if (options.sender === undefined) await sender.close();
+    },
+  };
+}
+
+/**
+ * Gathers the attempts of sends that end close together and writes them in one transaction
+ * (a few statements for all of them, not three per attempt); a write waits for its batch.
+ */
+function attemptWriter(flush: (writes: AttemptWrite[]) => Promise<void>, gatherMs: number) {
+  let gathered: { write: AttemptWrite; done: () => void; failed: (err: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  const go = () => {
+    timer = null;
+    const batch = gathered;
+    gathered = [];
+    running = running.then(() =>
+      flush(batch.map((b) => b.write)).then(
+        () => {
+          for (const b of batch) b.done();
+        },
+        (err: unknown) => {
+          for (const b of batch) b.failed(err);
+        },
+      ),
+    );
+  };
+  return {
+    write(write: AttemptWrite): Promise<void> {
+      return new Promise<void>((done, failed) => {
+        gathered.push({ write, done, failed });
+        if (timer === null) timer = setTimeout(go, gatherMs);
+      });
     },
   };
 }

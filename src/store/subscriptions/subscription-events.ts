@@ -146,85 +146,129 @@ export type SubscriptionOutcome =
   /** The receiver answered 410 Gone: the subscription is disabled at once. */
   | { readonly kind: 'gone' };
 
+export interface AttemptWrite {
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly attempt: AttemptRecord;
+  readonly outcome: SubscriptionOutcome;
+}
+
+function stateOf(outcome: SubscriptionOutcome): string {
+  if (outcome.kind === 'delivered') return 'delivered';
+  if (outcome.kind === 'retry') return 'pending';
+  return outcome.kind === 'gone' ? 'skipped' : 'failed';
+}
+
 /**
- * Writes one attempt and its outcome, if `owner` still holds the event's lease, and what it
- * means for the subscription: a delivery ends its run of failures; a failure starts one (or
- * continues it) and, once the run is `disableAfterMs` old, disables it with the reason.
- * Answers whether the subscription was disabled by this attempt.
+ * Writes attempts and their outcomes (those whose event `owner` still holds) in one statement,
+ * then what they mean for their subscriptions: one whose latest attempt here was delivered
+ * ends its run of failures; one whose latest failed starts a run (or continues it) and, once
+ * the run is `disableAfterMs` old, or at a 410 Gone, is disabled with the reason and its
+ * pending events skipped. Answers the events written and the subscriptions disabled.
  */
-export async function recordSubscriptionAttempt(
+export async function recordSubscriptionAttempts(
   tx: Queryable,
-  opts: {
-    readonly eventId: string;
-    readonly subscriptionId: string;
-    readonly owner: string;
-    readonly attempt: AttemptRecord;
-    readonly outcome: SubscriptionOutcome;
-    readonly disableAfterMs: number;
-  },
-): Promise<{ readonly recorded: boolean; readonly disabled: boolean }> {
-  const { attempt, outcome } = opts;
-  const state =
-    outcome.kind === 'delivered'
-      ? 'delivered'
-      : outcome.kind === 'retry'
-        ? 'pending'
-        : outcome.kind === 'gone'
-          ? 'skipped'
-          : 'failed';
-  const updated = await tx.query<{ id: string }>(
-    `UPDATE subscription_events SET state = $3, attempts = attempts + 1,
-            first_attempt_at = COALESCE(first_attempt_at, $4),
-            next_attempt_at = $5, delivered_at = CASE WHEN $3 = 'delivered' THEN $4 END,
-            last_error = $6, lease_owner = NULL, lease_until = NULL
-      WHERE id = $1 AND lease_owner = $2 RETURNING id::text AS id`,
+  owner: string,
+  writes: readonly AttemptWrite[],
+  disableAfterMs: number,
+): Promise<{ readonly recorded: ReadonlySet<string>; readonly disabled: readonly string[] }> {
+  if (writes.length === 0) return { recorded: new Set(), disabled: [] };
+  const rows = await tx.query<{ id: string }>(
+    `WITH u AS (
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[],
+                            $7::int[]) AS u(id, state, at, next_at, error, status_code, latency_ms)
+     ), upd AS (
+       UPDATE subscription_events e SET state = u.state, attempts = e.attempts + 1,
+              first_attempt_at = COALESCE(e.first_attempt_at, u.at), next_attempt_at = u.next_at,
+              delivered_at = CASE WHEN u.state = 'delivered' THEN u.at END, last_error = u.error,
+              lease_owner = NULL, lease_until = NULL
+         FROM u WHERE e.id = u.id AND e.lease_owner = $8
+       RETURNING e.id
+     ), ins AS (
+       INSERT INTO subscription_delivery_attempts (event_id, at, status_code, latency_ms, error)
+       SELECT u.id, u.at, u.status_code, u.latency_ms, u.error FROM u JOIN upd ON upd.id = u.id
+     )
+     SELECT id::text AS id FROM upd`,
     [
-      opts.eventId,
-      opts.owner,
-      state,
-      attempt.at,
-      outcome.kind === 'retry' ? outcome.at : null,
-      attempt.error,
+      writes.map((w) => w.eventId),
+      writes.map((w) => stateOf(w.outcome)),
+      writes.map((w) => w.attempt.at.toISOString()),
+      writes.map((w) => (w.outcome.kind === 'retry' ? w.outcome.at.toISOString() : null)),
+      writes.map((w) => w.attempt.error),
+      writes.map((w) => (w.attempt.statusCode === null ? null : String(w.attempt.statusCode))),
+      writes.map((w) => String(w.attempt.latencyMs)),
+      owner,
     ],
   );
-  if (updated.length === 0) return { recorded: false, disabled: false };
-  await tx.query(
-    'INSERT INTO subscription_delivery_attempts (event_id, at, status_code, latency_ms, error) VALUES ($1, $2, $3, $4, $5)',
-    [opts.eventId, attempt.at, attempt.statusCode, attempt.latencyMs, attempt.error],
-  );
-  if (outcome.kind === 'delivered') {
-    await tx.query(
-      'UPDATE subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-      [opts.subscriptionId],
-    );
-    return { recorded: true, disabled: false };
+  const recorded = new Set(rows.map((r) => r.id));
+  const bySubscription = new Map<string, AttemptWrite[]>();
+  for (const w of writes) {
+    if (!recorded.has(w.eventId)) continue;
+    const list = bySubscription.get(w.subscriptionId) ?? [];
+    list.push(w);
+    bySubscription.set(w.subscriptionId, list);
   }
-  const since = new Date(attempt.at.getTime() - opts.disableAfterMs);
-  const reason =
-    outcome.kind === 'gone'
-      ? `the receiver answered 410 Gone at ${attempt.at.toISOString()}`
-      : `deliveries failed since {since} (${opts.disableAfterMs} ms or more); the last at ${attempt.at.toISOString()}: ${attempt.error ?? 'no answer'}`;
-  const rows = await tx.query<{ disabled: boolean }>(
-    `UPDATE subscriptions SET failing_since = COALESCE(failing_since, $2),
-            enabled = CASE WHEN $4 OR COALESCE(failing_since, $2) <= $3 THEN false ELSE enabled END,
-            disabled_at = CASE WHEN enabled AND ($4 OR COALESCE(failing_since, $2) <= $3) THEN $2 ELSE disabled_at END,
-            disabled_reason = CASE WHEN enabled AND ($4 OR COALESCE(failing_since, $2) <= $3)
-                                   THEN replace($5, '{since}', to_char(COALESCE(failing_since, $2) AT TIME ZONE 'UTC',
-                                                                       'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-                                   ELSE disabled_reason END
-      WHERE id = $1
-      RETURNING NOT enabled AS disabled`,
-    [opts.subscriptionId, attempt.at, since, outcome.kind === 'gone', reason],
-  );
-  const disabled = rows[0]?.disabled === true;
-  if (disabled) {
+  const working: string[] = [];
+  const disabled: string[] = [];
+  for (const [id, list] of bySubscription) {
+    const sorted = [...list].sort((a, b) => a.attempt.at.getTime() - b.attempt.at.getTime());
+    const last = sorted.at(-1)!;
+    if (last.outcome.kind === 'delivered') {
+      working.push(id);
+      continue;
+    }
+    let lastDelivered = -1;
+    for (const [i, w] of sorted.entries()) if (w.outcome.kind === 'delivered') lastDelivered = i;
+    const failures = sorted.slice(lastDelivered + 1);
+    if (await failing(tx, id, failures, lastDelivered >= 0, disableAfterMs)) disabled.push(id);
+  }
+  if (working.length > 0)
+    await tx.query(
+      'UPDATE subscriptions SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL',
+      [working],
+    );
+  if (disabled.length > 0)
     await tx.query(
       `UPDATE subscription_events SET state = 'skipped', last_error = 'not sent: the subscription was disabled'
-        WHERE subscription_id = $1 AND state = 'pending' AND lease_owner IS NULL`,
-      [opts.subscriptionId],
+        WHERE subscription_id = ANY($1::uuid[]) AND state = 'pending' AND lease_owner IS NULL`,
+      [disabled],
     );
-  }
-  return { recorded: true, disabled };
+  return { recorded, disabled };
+}
+
+/** A run of failed attempts (oldest first) of one subscription; true when it disables it. */
+async function failing(
+  tx: Queryable,
+  id: string,
+  failures: readonly AttemptWrite[],
+  afterDelivery: boolean,
+  disableAfterMs: number,
+): Promise<boolean> {
+  const first = failures[0]!.attempt.at;
+  const last = failures.at(-1)!;
+  const gone = failures.some((w) => w.outcome.kind === 'gone');
+  const at = last.attempt.at;
+  const reason = gone
+    ? `the receiver answered 410 Gone at ${at.toISOString()}`
+    : `deliveries failed since {since} (${disableAfterMs} ms or more); the last at ${at.toISOString()}: ${last.attempt.error ?? 'no answer'}`;
+  const rows = await tx.query<{ disabled: boolean; was: boolean }>(
+    `WITH before AS (SELECT enabled AS was FROM subscriptions WHERE id = $1),
+     upd AS (
+       UPDATE subscriptions SET failing_since = CASE WHEN $6 THEN $2 ELSE COALESCE(failing_since, $2) END,
+              enabled = CASE WHEN $4 OR (CASE WHEN $6 THEN $2 ELSE COALESCE(failing_since, $2) END) <= $3
+                             THEN false ELSE enabled END,
+              disabled_at = CASE WHEN enabled AND ($4 OR (CASE WHEN $6 THEN $2 ELSE COALESCE(failing_since, $2) END) <= $3)
+                                 THEN $7 ELSE disabled_at END,
+              disabled_reason = CASE WHEN enabled AND ($4 OR (CASE WHEN $6 THEN $2 ELSE COALESCE(failing_since, $2) END) <= $3)
+                                     THEN replace($5, '{since}', to_char((CASE WHEN $6 THEN $2 ELSE COALESCE(failing_since, $2) END)
+                                                                          AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+                                     ELSE disabled_reason END
+        WHERE id = $1
+       RETURNING NOT enabled AS disabled)
+     SELECT upd.disabled, before.was FROM upd, before`,
+    [id, first, new Date(at.getTime() - disableAfterMs), gone, reason, afterDelivery, at],
+  );
+  return rows[0]?.disabled === true && rows[0].was;
 }
 
 export interface SubscriptionEventInfo {
