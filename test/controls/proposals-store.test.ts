@@ -23,7 +23,11 @@ import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import type { ApiContext } from '../../src/usecases/context.js';
 import { checkAllowance } from '../../src/usecases/controls/allowances.js';
 import { gate, type ProposalDeps, proposalNow, vote } from '../../src/usecases/controls/proposals.js';
-import { executeProposal } from '../../src/usecases/controls/proposals-execute.js';
+import {
+  executeProposal,
+  finishStrandedProposals,
+  STRANDED_AFTER_MS,
+} from '../../src/usecases/controls/proposals-execute.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
@@ -44,8 +48,9 @@ describeOnEachDb('proposals and allowances', (fresh) => {
       counted: { change: (a) => counted.push(a), refused: () => {}, screened: () => {} },
     },
   });
+  const quiet = { warn: () => {}, error: () => {}, info: () => {} };
   const executor = (db: Db = fresh.db) => ({
-    ctx: deps(db) as unknown as ApiContext,
+    ctx: { ...deps(db), log: quiet } as unknown as ApiContext,
     mintKey: new Uint8Array(32),
     masterKey: new Uint8Array(32).fill(7),
   });
@@ -140,6 +145,50 @@ describeOnEachDb('proposals and allowances', (fresh) => {
       ['proposal', 'k1'],
       ['proposal-expire', 'expiry'],
     ]);
+    clock = T0;
+  });
+
+  it('completes an approved proposal a killed process left unexecuted, once, but no key creation', async () => {
+    await fresh.db.transaction((tx) =>
+      setApprovalPolicy(tx, {
+        rules: [
+          { action: 'raise-allowance', approvals: 2 },
+          { action: 'create-key', approvals: 2 },
+        ],
+        reason: 'for this test',
+        actor: 'k-policy',
+        at: T0,
+      }),
+    );
+    const stranded = (await gate(deps(), {
+      action: 'raise-allowance',
+      body: { keyId: 'minter-4', amount: '9', reason: 'stranded' },
+      summary: 'stranded',
+      actor: 'k1',
+    }))!;
+    const key = (await gate(deps(), {
+      action: 'create-key',
+      body: { name: 'ops', scopes: ['mint'], rateLimit: null },
+      summary: 'a key',
+      actor: 'k1',
+    }))!;
+    // The approvals commit; the process dies before executing them.
+    for (const p of [stranded, key])
+      assert.equal(
+        (await vote(deps(), { id: p.id, keyId: 'k2', vote: 'approve', reason: 'ok' })).kind,
+        'voted',
+      );
+    assert.equal(await finishStrandedProposals(executor()), 0, 'not before the grace time');
+    clock = new Date(T0.getTime() + STRANDED_AFTER_MS);
+    assert.equal(await finishStrandedProposals(executor()), 1);
+    assert.equal(await finishStrandedProposals(executor()), 0);
+    assert.equal((await allowanceOf(fresh.db, 'minter-4'))?.remaining, 9n);
+    assert.deepEqual((await events(stranded.id)).at(-1), ['proposal-execute', 'recovery']);
+    assert.equal(
+      (await proposalNow(deps(), key.id))?.state,
+      'approved',
+      'a created key is shown to a person',
+    );
     clock = T0;
   });
 

@@ -31,7 +31,7 @@ import {
   proposalNow,
   vote,
 } from '../../usecases/controls/proposals.js';
-import { executeProposal } from '../../usecases/controls/proposals-execute.js';
+import { executeProposal, finishStrandedProposals } from '../../usecases/controls/proposals-execute.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { grants, type Scope } from '../plugins/auth.js';
@@ -54,6 +54,8 @@ import type { RouteDeps } from './route-deps.js';
 
 /** Proposals the list answers with (newest first). */
 export const PROPOSALS_LISTED = 100;
+/** How often the api expires due proposals and completes stranded approved ones, besides at its start. */
+const RECOVERY_EVERY_MS = 60_000;
 /** A proposal waits this long for its approvals when no setting says otherwise. */
 export const DEFAULT_PROPOSAL_TTL_MS = 24 * 3_600_000;
 
@@ -193,6 +195,21 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
     };
 
   return (app: AppInstance) => {
+    // Proposals that expired are marked, and approved ones a killed process left unexecuted are
+    // completed, without waiting for someone to look (each once: proposals-execute.ts).
+    let recovery: NodeJS.Timeout | undefined;
+    const recover = () =>
+      void (async () => {
+        await expireDue(pdeps);
+        await finishStrandedProposals(executor);
+      })().catch((err: unknown) => ctx.log.error({ err }, 'the proposals recovery pass failed'));
+    app.addHook('onReady', async () => {
+      recover();
+      recovery = setInterval(recover, RECOVERY_EVERY_MS);
+      recovery.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(recovery));
+
     app.get(
       '/v2/admin/proposals',
       {

@@ -384,3 +384,18 @@ export async function setApprovalPolicy(
     detail: { before: before.rules, after: s.rules },
   });
 }
+
+/**
+ * Approved proposals no executor holds (none took the lease, or its lease ran out) decided at
+ * least `graceMs` ago: what a process killed between an approval and its execution left.
+ */
+export async function strandedApproved(q: Queryable, at: Date, graceMs: number): Promise<Proposal[]> {
+  const rows = await q.query<{ id: string }>(
+    `SELECT id::text AS id FROM proposals
+      WHERE state = 'approved' AND decided_at <= $2 AND (claimed_until IS NULL OR claimed_until <= $1)
+      ORDER BY decided_at LIMIT 100`,
+    [at, new Date(at.getTime() - graceMs)],
+  );
+  const found = await Promise.all(rows.map((r) => proposal(q, r.id)));
+  return found.filter((p): p is Proposal => p !== null);
+}

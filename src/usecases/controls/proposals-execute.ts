@@ -29,6 +29,7 @@ import {
   proposal,
   releaseExecution,
   setApprovalPolicy,
+  strandedApproved,
 } from '../../store/controls/proposal-store.js';
 import type { Queryable } from '../../store/db/db.js';
 import { unfreeze } from '../admin/change-freeze-list.js';
@@ -262,4 +263,33 @@ export async function executeProposal(deps: ExecutorDeps, id: string, actor: str
   if (await finishExecution(ctx.db, { id, outcome: { ok: true, result }, actor, at: ctx.now() }))
     ctx.controls?.counted?.change('proposal-execute');
   return { kind: 'executed', proposal: (await proposal(ctx.db, id))!, answer: result };
+}
+
+/** How long after its approval a proposal no one executes counts as stranded. */
+export const STRANDED_AFTER_MS = 30_000;
+
+/**
+ * Completes the approved proposals a killed process left unexecuted (each once, as above),
+ * except key creations: a created key is shown once, to whoever completes it, so a person does
+ * (POST /v2/admin/proposals/{id}/execute). Answers how many were completed.
+ */
+export async function finishStrandedProposals(deps: ExecutorDeps): Promise<number> {
+  const { ctx } = deps;
+  let done = 0;
+  for (const p of await strandedApproved(ctx.db, ctx.now(), STRANDED_AFTER_MS)) {
+    if (p.action === 'create-key') continue;
+    try {
+      const ran = await executeProposal(deps, p.id, 'recovery');
+      if (ran.kind !== 'not-run') {
+        done++;
+        ctx.log.warn(
+          { proposal: p.id, action: p.action, state: ran.proposal.state },
+          'a stranded approved proposal was completed',
+        );
+      }
+    } catch (err) {
+      ctx.log.warn({ err, proposal: p.id }, 'a stranded approved proposal could not be completed yet');
+    }
+  }
+  return done;
 }
