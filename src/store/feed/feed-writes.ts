@@ -69,7 +69,11 @@ export async function lockDependents(tx: Queryable, changed: readonly string[]):
  * releaseReservations and the tickets' write (ticket-writes.ts), which releases in its statement.
  */
 export function releaseReservationsSql(ids: string): string {
-  return `released_inputs AS (UPDATE token_outputs SET reserved_by = NULL WHERE reserved_by IN (${ids}) RETURNING 1),
+  // Inputs are found by their spender (token_outputs_spent_by): reserved_by has no index, so that
+  // clearing it is a HOT update (migration 039).
+  return `released_inputs AS (UPDATE token_outputs SET reserved_by = NULL
+                               WHERE spent_by IN (SELECT txid FROM tickets WHERE id IN (${ids}))
+                                 AND reserved_by IN (${ids}) RETURNING 1),
           released_funding AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (${ids}) RETURNING 1)`;
 }
 

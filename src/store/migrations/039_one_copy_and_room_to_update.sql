@@ -31,3 +31,18 @@ ALTER TABLE token_outputs SET (fillfactor = 70);
 ALTER TABLE transaction_addresses DROP CONSTRAINT transaction_addresses_pkey;
 ALTER TABLE transaction_addresses ADD CONSTRAINT transaction_addresses_pkey PRIMARY KEY (txid, address);
 DROP INDEX transaction_addresses_by_txid;
+
+-- An input is reserved by its ticket (reserved_by) and spent by its transaction (spent_by) in one
+-- update, and released (reserved_by cleared) when the network takes the transaction. The release
+-- changed an indexed column (the index of reserved outputs, the spendable index's predicate), so
+-- it was never HOT. Since every write that sets reserved_by sets spent_by too, "not spent" already
+-- excludes every reserved output: the spendable index's predicate leaves reserved_by out (queries
+-- keep testing it; their condition still implies the predicate), reserved outputs are found by
+-- their spender's txid (token_outputs_spent_by), and the key to tickets goes: the one path that
+-- deletes tickets (a batch's losers) releases their inputs first. The release is then HOT when its
+-- page has room.
+DROP INDEX token_outputs_reserved_by;
+ALTER TABLE token_outputs DROP CONSTRAINT token_outputs_reserved_by_fkey;
+DROP INDEX token_outputs_spendable_by_owner;
+CREATE INDEX token_outputs_spendable_by_owner ON token_outputs (owner, score, txid, vout)
+  INCLUDE (amount) WHERE spent_by IS NULL AND op <> 'burn';

@@ -70,9 +70,11 @@ export async function writeSubmissions(
   const losers = new Set([...inputsLost, ...fundingLost]);
   if (losers.size > 0) {
     const ids = [...losers].map((s) => s.ticketId);
+    // Found by their spender (reserved_by has no index, migration 039); released before the
+    // tickets go (no key from the outputs to the tickets).
     await tx.query(
-      'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE reserved_by = ANY($1::uuid[])',
-      [ids],
+      'UPDATE token_outputs SET reserved_by = NULL, spent_by = NULL WHERE spent_by = ANY($2::text[]) AND reserved_by = ANY($1::uuid[])',
+      [ids, [...losers].map((s) => s.txid)],
     );
     // Each loser's funding output goes back to its own lease owner (batches from the writer
     // hold several api processes' submissions).
