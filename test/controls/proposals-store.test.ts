@@ -113,6 +113,35 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     assert.ok(['proposal', 'proposal-approve', 'proposal-execute'].every((a) => counted.includes(a)));
   });
 
+  it('a proposal needing K other keys takes no approval from its proposer', async () => {
+    await fresh.db.transaction((tx) =>
+      setApprovalPolicy(tx, {
+        rules: [
+          { action: 'raise-allowance', approvals: 2 },
+          { action: 'set-policy', approvals: 3 },
+          { action: 'mint', approvals: 2, above: '1000' },
+          { action: 'unfreeze', approvals: 1, proposerApproves: false },
+        ],
+        reason: 'unfreeze by another key',
+        actor: 'k-policy',
+        at: T0,
+      }),
+    );
+    const p = (await gate(deps(), {
+      action: 'unfreeze',
+      body: { address: 'x', reason: 'r' },
+      summary: 'unfreeze x',
+      actor: 'k1',
+    }))!;
+    assert.deepEqual([p.required, p.votes.length], [1, 0]);
+    assert.equal(
+      (await vote(deps(), { id: p.id, keyId: 'k1', vote: 'approve', reason: 'me' })).kind,
+      'voted-already',
+    );
+    const other = await vote(deps(), { id: p.id, keyId: 'k2', vote: 'reject', reason: 'not now' });
+    assert.equal(other.kind === 'voted' && other.decided, 'rejected');
+  });
+
   it('one rejection closes a proposal; nothing runs', async () => {
     const p = (await gate(deps(), {
       action: 'set-policy',
@@ -127,7 +156,7 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     const no = await vote(deps(), { id: p.id, keyId: 'k3', vote: 'reject', reason: 'not without the board' });
     assert.equal(no.kind === 'voted' && no.decided, 'rejected');
     assert.equal((await executeProposal(executor(), p.id, 'k3')).kind, 'not-run');
-    assert.equal(parsePolicy((await approvalPolicy(fresh.db)).rules).rules.length, 3);
+    assert.equal(parsePolicy((await approvalPolicy(fresh.db)).rules).rules.length, 4);
   });
 
   it('expires after the set time: recorded once, no vote taken', async () => {

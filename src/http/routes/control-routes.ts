@@ -86,7 +86,8 @@ const Blacklist = Type.Object({
 const EventJson = Type.Object({
   id: Type.String({ description: 'The record number (a 64-bit integer, as text)' }),
   action: Type.String({
-    description: 'pause, unpause, blacklist, unblacklist, seize, screening-deny, screening-timeout',
+    description:
+      'pause, unpause, blacklist, unblacklist, seize, screening-deny, screening-timeout; approvals (operations.md, Set up approvals): proposal, proposal-approve, proposal-reject, proposal-expire, proposal-execute, proposal-fail, allowance-set, allowance-spend, policy-set',
   }),
   subject: Type.String({ description: "An address, a seizure's reference, a txid; '' for the pause" }),
   reason: Type.String(),

@@ -181,7 +181,12 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
       const voted = await vote(pdeps, { id, keyId, vote: kind, reason });
       if (voted.kind === 'no-proposal') throw new AppError('NOT_FOUND', `no proposal ${id}`);
       if (voted.kind === 'voted-already')
-        throw new AppError('ALREADY_VOTED', `key ${keyId} has voted on proposal ${id} already`);
+        throw new AppError(
+          'ALREADY_VOTED',
+          keyId === p.proposedBy && !p.votes.some((x) => x.keyId === keyId)
+            ? `key ${keyId} proposed ${id}: its proposal needs the approvals of other keys`
+            : `key ${keyId} has voted on proposal ${id} already`,
+        );
       if (voted.kind === 'closed')
         throw new AppError('PROPOSAL_CLOSED', `proposal ${id} is ${voted.proposal.state}`);
       request.log.warn(

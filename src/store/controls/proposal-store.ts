@@ -221,7 +221,11 @@ export async function castVote(
       return { kind: 'closed', proposal: (await proposal(tx, v.id))! };
     }
     if (locked.state !== 'open') return { kind: 'closed', proposal: locked };
-    if (locked.votes.some((x) => x.keyId === v.keyId)) return { kind: 'voted-already', proposal: locked };
+    // The proposer's key approves once, by proposing (or not at all when the policy says its
+    // proposal needs K other keys); it may still reject (withdraw) it.
+    const proposerAgain = v.vote === 'approve' && v.keyId === locked.proposedBy;
+    if (proposerAgain || locked.votes.some((x) => x.keyId === v.keyId))
+      return { kind: 'voted-already', proposal: locked };
     await tx.query(
       'INSERT INTO proposal_votes (proposal_id, key_id, vote, reason, at) VALUES ($1, $2, $3, $4, $5)',
       [v.id, v.keyId, v.vote, v.reason, v.at],
