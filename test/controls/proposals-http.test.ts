@@ -64,6 +64,7 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
       ['pauserA', ['pause']],
       ['pauserB', ['pause']],
       ['freezer', ['freeze']],
+      ['keeper', ['keys']],
       ['wallet', ['read', 'submit']],
     ] as const) {
       const made = await createApiKey(parts.db, parts.masterKey, { name, scopes: [...scopes] });
@@ -222,6 +223,80 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
       '--json',
     ]);
     assert.equal(allowance.code, 0, allowance.stderr);
+  });
+
+  it('unfreeze, unblacklist, key creation and the policy itself are held back and run once approved', async () => {
+    const held = party(`approvals held ${suite.target}`).address;
+    assert.equal(
+      (
+        await as('admin', 'PUT', '/v2/admin/approvals/policy', {
+          rules: [
+            { action: 'mint', approvals: 2, above: '100000' },
+            { action: 'unpause', approvals: 2 },
+            { action: 'raise-allowance', approvals: 2 },
+            { action: 'unfreeze', approvals: 2 },
+            { action: 'unblacklist', approvals: 2 },
+            { action: 'create-key', approvals: 2 },
+            { action: 'set-policy', approvals: 2 },
+          ],
+          reason: 'all of them',
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await as('admin', 'POST', '/v2/admin/freezes', { address: held, reason: 'case 7' })).status,
+      201,
+    );
+    assert.equal(
+      (await as('admin', 'POST', '/v2/admin/blacklist', { address: held, reason: 'case 7' })).status,
+      201,
+    );
+    const unfreeze = await as('freezer', 'DELETE', `/v2/admin/freezes/${held}`, { reason: 'case closed' });
+    const unlist = await as('freezer', 'DELETE', `/v2/admin/blacklist/${held}`, { reason: 'case closed' });
+    const key = await as('admin', 'POST', '/v2/admin/keys', { name: 'new treasurer', scopes: ['mint'] });
+    const wallet = await as('admin', 'POST', '/v2/admin/keys', {
+      name: 'a wallet',
+      scopes: ['read', 'submit'],
+    });
+    assert.equal(wallet.status, 201, 'a wallet key is made at once');
+    const policy = await as('policyA', 'PUT', '/v2/admin/approvals/policy', { rules: [], reason: 'drop' });
+    for (const a of [unfreeze, unlist, key, policy]) assert.equal(a.status, 202, a.text);
+    const [pf, pb, pk, pp] = [unfreeze, unlist, key, policy].map((a) => a.json as ProposalAnswer);
+    assert.equal((await as('admin', 'GET', '/v2/admin/freezes')).text.includes(held), true, 'still frozen');
+
+    const approve = (who: string, p: ProposalAnswer) =>
+      as(who, 'POST', `/v2/admin/proposals/${p.id}/approve`, {});
+    assert.equal(((await approve('admin', pf!)).json as ProposalAnswer).state, 'executed');
+    assert.equal(((await approve('admin', pb!)).json as ProposalAnswer).state, 'executed');
+    assertProblem(await approve('minterA', pk!), 403, 'FORBIDDEN');
+    assertProblem(
+      await approve('admin', pk!),
+      409,
+      'ALREADY_VOTED',
+      /needs the approvals of other keys|voted/,
+    );
+    const created = (await approve('keeper', pk!)).json as ProposalAnswer;
+    assert.equal(created.state, 'executed');
+    assert.match(String(created.answer?.key), /^tp_/, 'the new key, shown once');
+    assert.equal(JSON.stringify(created.result).includes(String(created.answer?.key)), false, 'never stored');
+    const works = await http(url(), 'GET', '/v2/admin/whoami', { key: String(created.answer?.key) });
+    assert.deepEqual((works.json as { scopes: string[] }).scopes, ['mint']);
+    assert.equal(((await approve('policyB', pp!)).json as ProposalAnswer).state, 'executed');
+    const now = (await as('admin', 'GET', '/v2/admin/approvals/policy')).json as { rules: unknown[] };
+    assert.deepEqual(now.rules, []);
+    const freezes = (await as('admin', 'GET', '/v2/admin/freezes')).json as { frozen: { address: string }[] };
+    assert.equal(
+      freezes.frozen.some((f) => f.address === held),
+      false,
+    );
+    const listed = (await as('admin', 'GET', '/v2/admin/blacklist')).json as {
+      listed: { address: string }[];
+    };
+    assert.equal(
+      listed.listed.some((l) => l.address === held),
+      false,
+    );
   });
 
   it('records every proposal, vote and execution with its key, and counts them in /metrics', async () => {
