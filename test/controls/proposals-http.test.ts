@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { before, it } from 'node:test';
+import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { assertProblem, http, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
@@ -65,6 +67,8 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
       ['pauserB', ['pause']],
       ['freezer', ['freeze']],
       ['keeper', ['keys']],
+      ['seizerA', ['seize']],
+      ['seizerB', ['seize']],
       ['wallet', ['read', 'submit']],
     ] as const) {
       const made = await createApiKey(parts.db, parts.masterKey, { name, scopes: [...scopes] });
@@ -296,6 +300,68 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
     assert.equal(
       listed.listed.some((l) => l.address === held),
       false,
+    );
+  });
+
+  it('a seizure is held back and, approved, seized and reissued once', async () => {
+    const thief = party(`approvals thief ${suite.target}`);
+    const owner = party(`approvals owner ${suite.target}`);
+    const { parts } = suite.t.service;
+    await mintTokens(apiContextOf(parts), parts.keys.mint, { to: thief.address, amount: 70_000n });
+    await parts.devnet!.mine(1);
+    const [output] = await eventually(async () => {
+      const list = await utxosOf(url(), suite.t.adminKey, thief.address);
+      return list.length > 0 ? list : undefined;
+    }, 'minted to the thief');
+    assert.equal(
+      (await as('admin', 'POST', '/v2/admin/freezes', { address: thief.address, reason: 'theft' })).status,
+      201,
+    );
+    assert.equal(
+      (
+        await as('admin', 'PUT', '/v2/admin/approvals/policy', {
+          rules: [{ action: 'seize', approvals: 2 }],
+          reason: 'seizures by two',
+        })
+      ).status,
+      200,
+    );
+    const order = {
+      reference: `order ${suite.target} 77`,
+      reason: 'stolen funds returned',
+      outpoints: [`${output!.txid}_${output!.vout}`],
+      reissueTo: owner.address,
+    };
+    const asked = await as('seizerA', 'POST', '/v2/admin/seizures', order);
+    assert.equal(asked.status, 202, asked.text);
+    assert.equal(
+      ((await as('admin', 'GET', '/v2/admin/seizures')).json as { seizures: unknown[] }).seizures.length,
+      0,
+    );
+    const ok = await as(
+      'seizerB',
+      'POST',
+      `/v2/admin/proposals/${(asked.json as ProposalAnswer).id}/approve`,
+      {},
+    );
+    const done = ok.json as ProposalAnswer;
+    assert.equal(done.state, 'executed', ok.text);
+    assert.equal(done.result?.reference, order.reference);
+    const seizures = (await as('admin', 'GET', '/v2/admin/seizures')).json as {
+      seizures: { reference: string; actor: string; amount: { atomic: number } }[];
+    };
+    assert.deepEqual(
+      seizures.seizures.map((z) => [z.reference, z.actor, z.amount.atomic]),
+      [[order.reference, keys.seizerA!.id, 70_000]],
+    );
+    await parts.devnet!.mine(1);
+    const reissued = await eventually(async () => {
+      const list = await utxosOf(url(), suite.t.adminKey, owner.address);
+      return list.length > 0 ? list : undefined;
+    }, 'reissued to the owner');
+    assert.deepEqual(
+      reissued.map((o) => o.amount),
+      [70_000n],
     );
   });
 
