@@ -89,6 +89,16 @@ describe('console proposals in Chromium', { skip: skipWithoutChromium }, () => {
     assert.deepEqual(problems, []);
   });
 
+  it("shows the keys' mint allowances", async () => {
+    const me = await http(t.url, 'GET', '/v2/admin/whoami', { key: minterA });
+    const set = await http(t.url, 'PUT', `/v2/admin/allowances/${(me.json as { id: string }).id}`, {
+      key: t.adminKey,
+      body: { amount: '1000', reason: 'cap' },
+    });
+    assert.equal(set.status, 200, set.text);
+    await page.locator('#allowances', { hasText: 'may mint 1,000 more' }).waitFor();
+  });
+
   it('a rejection from the panel closes a proposal', async () => {
     const asked = await http(t.url, 'POST', '/v2/admin/mint', {
       key: minterA,

@@ -2,7 +2,7 @@
 // The console's Proposals panel (issue 32, "no single key"; placed after the controls part):
 // the actions the approval policy holds back, each with its votes and, while open, buttons to
 // approve or reject it with the signed-in key (the K-th approval runs it; the answer says
-// what it did), and the policy in force. A held-back form answer (202) is told apart by
+// what it did), the policy in force and the keys' mint allowances. A held-back form answer (202) is told apart by
 // heldText. Plain browser JavaScript in a String.raw: no backticks or template substitutions inside.
 
 /** The text for an answer that is a proposal (a held-back action), or null. */
@@ -96,5 +96,17 @@ function renderPolicy(p) {
           .join('; ');
 }
 
+function renderAllowances(a) {
+  $('allowances').textContent =
+    a.allowances.length === 0
+      ? 'none set: every mint key mints without a cap'
+      : a.allowances
+          .map(
+            (x) => (KEY_NAMES.get(x.keyId) || x.keyId) + ' may mint ' + group(x.remaining.tokens) + ' more',
+          )
+          .join('; ');
+}
+
 PANELS.push(['proposals', 'v2/admin/proposals', renderProposals]);
+PANELS.push(['allowances', 'v2/admin/allowances', renderAllowances]);
 PANELS.push(['policy', 'v2/admin/approvals/policy', renderPolicy]);
