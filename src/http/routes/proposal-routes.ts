@@ -6,7 +6,7 @@
 // (`tokenproxy proposals | allowance | approvals`) and the console's Proposals panel use these.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { formatTokens, parseTokens } from '../../domain/amount.js';
+import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
 import {
   APPROVER_SCOPE,
   type ApprovableAction,
@@ -124,7 +124,7 @@ function mayVote(request: FastifyRequest, action: ApprovableAction): void {
 function allowanceJson(a: { keyId: string; remaining: bigint; setBy: string; setAt: Date }) {
   return {
     keyId: a.keyId,
-    remaining: { atomic: Number(a.remaining), tokens: formatTokens(a.remaining) },
+    remaining: { atomic: toJsonNumber(a.remaining), tokens: formatTokens(a.remaining) },
     setBy: a.setBy,
     setAt: a.setAt.toISOString(),
   };
@@ -409,6 +409,9 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
         if (!(await listApiKeys(ctx.db)).some((k) => k.id === keyId && k.revokedAt === null))
           throw new AppError('NOT_FOUND', `no live API key with id ${keyId}`);
         const next = request.body.amount === null ? null : parseTokens(request.body.amount);
+        // No token has more atomic units than this (tokenSupply), and amounts go out as JSON numbers.
+        if (next !== null && next > BigInt(Number.MAX_SAFE_INTEGER))
+          throw new AppError('INVALID_PARAMETER', 'an allowance is at most 2^53-1 atomic units');
         const { reason } = request.body;
         const current = (await allowanceOf(ctx.db, keyId))?.remaining ?? null;
         const show = (v: bigint | null) => (v === null ? 'no cap' : formatTokens(v));
