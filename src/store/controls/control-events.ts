@@ -50,7 +50,7 @@ export async function controlEvents(
     detail: unknown;
   }>(
     `SELECT id::text AS id, action, subject, reason, actor, at, detail FROM control_events
-      WHERE ($1::text IS NULL OR action = $1) ORDER BY id DESC LIMIT $2`,
+      WHERE ($1::text IS NULL OR action = $1) ORDER BY control_events.id DESC LIMIT $2`,
     [action ?? null, limit],
   );
   return rows.map((r) => ({
