@@ -159,7 +159,7 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     await untilMined(database.url, run.ticketIds);
     const mined = performance.now();
     const walAfter = await walPosition(database.url);
-    await new Promise((r) => setTimeout(r, 1000)); // the statistics views lag
+    await statisticsReported();
     const writesAfter = await tableWrites(database.url);
     if (process.env.BENCH_DETAIL === '1') {
       // For pg_waldump (--stats=record, or per relation) on a server of the run's own.
@@ -225,6 +225,13 @@ async function meanRawBytes(url: string, ticketIds: readonly string[]): Promise<
   }
 }
 
+/**
+ * Waits until every backend has reported its row counts: PostgreSQL 15 reports an idle
+ * connection's counts up to 10 s late (PGSTAT_IDLE_INTERVAL), so a reading taken sooner missed a
+ * pool connection's last writes and counted them in the next window.
+ */
+const statisticsReported = () => new Promise((r) => setTimeout(r, 11_000));
+
 /** Waits (at most 30 s) until the service's balance fold has emptied the log of balance changes. */
 async function untilFolded(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -235,7 +242,7 @@ async function untilFolded(url: string): Promise<void> {
         'SELECT count(*)::text AS n FROM address_balance_changes',
       );
       if (rows[0]!.n === '0') {
-        await new Promise((r) => setTimeout(r, 1500)); // the statistics views lag
+        await statisticsReported();
         return;
       }
       await new Promise((r) => setTimeout(r, 200));
