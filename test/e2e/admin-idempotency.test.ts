@@ -1,4 +1,4 @@
-// Idempotency-Key on the admin writes that move value (mint, burn, funding payments): the same
+// Idempotency-Key on the admin writes that move value (mint, burn, funding payments, seizures): the same
 // key and body get the first answer again (one ticket, Idempotent-Replayed: true), the same key
 // with another body a 422, no key a new write each time. A retry after a crash finds the
 // transaction its first attempt kept (migration 016) and submits it again: one mint.
@@ -74,6 +74,32 @@ describe('admin writes honour Idempotency-Key', () => {
     assert.equal(again.replayed, 'true');
     assert.equal(again.body.txid, first.body.txid);
     assert.equal(await ticketCount(), before + 1);
+  });
+
+  it('seizure: the same key and body seize once; another body under the key is a 422', async () => {
+    const thief = party('admin idempotency thief').address;
+    const owner = party('admin idempotency owner').address;
+    const minted = await post('/v2/admin/mint', { to: thief, amount: '2' }, 'seize-funding');
+    assert.equal(minted.status, 200, JSON.stringify(minted.body));
+    const frozen = await post('/v2/admin/freezes', { address: thief, reason: 'stolen' });
+    assert.ok(frozen.status < 300, JSON.stringify(frozen.body));
+    const order = {
+      reference: 'idempotent order 1',
+      reason: 'stolen',
+      outpoints: [`${minted.body.txid as string}_0`],
+      reissueTo: owner,
+    };
+    const before = await ticketCount();
+    const first = await post('/v2/admin/seizures', order, 'seize-once');
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const again = await post('/v2/admin/seizures', order, 'seize-once');
+    assert.equal(again.status, 201, 'the first answer again, its status too');
+    assert.equal(again.replayed, 'true');
+    assert.deepEqual(again.body, first.body);
+    assert.equal(await ticketCount(), before + 1, 'one reissue for two requests');
+    const other = await post('/v2/admin/seizures', { ...order, reason: 'other' }, 'seize-once');
+    assert.equal(other.status, 422);
+    assert.equal(other.body.code, 'IDEMPOTENCY_CONFLICT');
   });
 
   it('a retry whose first attempt kept its transaction and died submits that one: one mint', async () => {

@@ -6,6 +6,7 @@ import { listSeizures, type Seizure } from '../../store/controls/seizure-store.j
 import { finishPreparedSeizures, seizeAndReissue } from '../../usecases/controls/seize-and-reissue.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
+import { idempotencyHooks } from '../plugins/idempotency.js';
 import { problemResponses } from '../schemas/common.js';
 import { ProposalJson } from '../schemas/proposal-schemas.js';
 import { AmountJson, amountJson } from './admin-routes.js';
@@ -75,6 +76,9 @@ const RECOVERY_EVERY_MS = 60_000;
 
 export function seizureRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }) {
   const { ctx } = deps;
+  // A seizure's reference already makes a retry answer the first order; Idempotency-Key makes
+  // it answer the first answer, as every other admin write that moves value does.
+  const idempotent = idempotencyHooks(ctx.db, ctx.now);
   return (app: AppInstance) => {
     // Seizures a killed process left prepared are completed without waiting for a retry: their
     // kept reissue submitted (once: a second submission answers the first ticket).
@@ -94,6 +98,7 @@ export function seizureRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }
       '/v2/admin/seizures',
       {
         config: { scope: 'seize' },
+        ...idempotent,
         schema: {
           summary:
             'Seize frozen outputs and reissue their value to the named address, in one audited operation',
@@ -104,7 +109,7 @@ export function seizureRoutes(deps: RouteDeps & { readonly mintKey: Uint8Array }
             200: SeizureDone,
             201: SeizureDone,
             202: ProposalJson,
-            ...problemResponses(400, 403, 409),
+            ...problemResponses(400, 403, 409, 422),
           },
         },
       },
