@@ -307,21 +307,28 @@ export async function lockApproved(tx: Queryable, id: string): Promise<boolean> 
   return rows.length > 0;
 }
 
+export interface Finish {
+  readonly id: string;
+  readonly outcome:
+    | { readonly ok: true; readonly result: Record<string, unknown> }
+    | { readonly ok: false; readonly error: string };
+  readonly actor: string;
+  readonly at: Date;
+}
+
 /**
  * An approved proposal executed (or failed for good), recorded once: false when it was finished
- * already (another executor got there first; nothing recorded).
+ * already (another executor got there first; nothing recorded). One transaction: the state and
+ * its control_events record are written together or not at all. (Two autocommitted statements
+ * were not: an executor killed while its UPDATE waited on a lock left a backend that committed
+ * the UPDATE once the lock was free, and the record was never written.)
  */
-export async function finishExecution(
-  q: Queryable,
-  f: {
-    readonly id: string;
-    readonly outcome:
-      | { readonly ok: true; readonly result: Record<string, unknown> }
-      | { readonly ok: false; readonly error: string };
-    readonly actor: string;
-    readonly at: Date;
-  },
-): Promise<boolean> {
+export async function finishExecution(db: Db, f: Finish): Promise<boolean> {
+  return db.transaction((tx) => finishExecutionIn(tx, f));
+}
+
+/** finishExecution inside the caller's transaction (an execution that is one transaction with it). */
+export async function finishExecutionIn(q: Queryable, f: Finish): Promise<boolean> {
   const { outcome } = f;
   const rows = await q.query<{ action: string }>(
     `UPDATE proposals SET state = $2, result = $3::jsonb, error = $4, finished_at = $5, claimed_until = NULL

@@ -24,6 +24,7 @@ import { allowanceOf, setAllowance } from '../../store/controls/allowance-store.
 import {
   claimExecution,
   finishExecution,
+  finishExecutionIn,
   lockApproved,
   type Proposal,
   proposal,
@@ -231,7 +232,7 @@ export async function executeProposal(deps: ExecutorDeps, id: string, actor: str
         if (!(await lockApproved(tx, id))) return null;
         const at = ctx.now();
         const done = await runInTransaction(deps, tx, current, at);
-        await finishExecution(tx, { id, outcome: { ok: true, result: done.record }, actor, at });
+        await finishExecutionIn(tx, { id, outcome: { ok: true, result: done.record }, actor, at });
         return done.answer;
       });
     } catch (err) {
