@@ -51,6 +51,7 @@ export interface RouteParts {
     | 'streamMaxPerKey'
     | 'streamMaxPerClient'
     | 'proposalTtlMs'
+    | 'proposalExecutionLeaseMs'
     | 'subscriptionMaxAddresses'
     | 'subscriptionsPerKey'
   >;
@@ -79,6 +80,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     maxAddresses: config.maxAddresses,
     anonymousMaxRecords: config.anonymousMaxRecords,
     proposalTtlMs: config.proposalTtlMs,
+    proposalExecutionLeaseMs: config.proposalExecutionLeaseMs,
   };
   const genesisSupply = BigInt(parts.token.supply);
   const { fundingAddress } = addressesOf(parts.keys);

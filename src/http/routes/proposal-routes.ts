@@ -138,6 +138,7 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
     mintKey: deps.mintKey,
     masterKey: deps.masterKey,
     forgetApiKeys: deps.forgetApiKeys,
+    ...(deps.proposalExecutionLeaseMs !== undefined && { leaseMs: deps.proposalExecutionLeaseMs }),
   };
 
   const known = async (id: string): Promise<Proposal> => {

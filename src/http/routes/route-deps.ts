@@ -12,4 +12,6 @@ export interface RouteDeps {
   readonly anonymousMaxRecords?: number;
   /** How long a proposal (an action held back for approvals) stays open, ms (setting proposalTtlMs). */
   readonly proposalTtlMs?: number;
+  /** How long an executor holds an approved proposal, ms (setting proposalExecutionLeaseMs). */
+  readonly proposalExecutionLeaseMs?: number;
 }

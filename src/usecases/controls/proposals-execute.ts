@@ -40,7 +40,7 @@ import type { PreparedTransaction } from '../supply/send-from-held-address.js';
 import { changePause, unblacklist } from './change-controls.js';
 import { seizeAndReissue } from './seize-and-reissue.js';
 
-/** How long one executor holds an approved proposal before another may complete it. */
+/** How long one executor holds an approved proposal before another may complete it (default of proposalExecutionLeaseMs). */
 export const EXECUTION_LEASE_MS = 120_000;
 
 /** The Idempotency-Key "caller" an approved mint keeps its transaction under (api_key_id). */
@@ -53,6 +53,8 @@ export interface ExecutorDeps {
   readonly masterKey: Uint8Array;
   /** Drops the verifier's remembered keys (a created key works at once). */
   readonly forgetApiKeys?: () => void;
+  /** The execution lease, ms (setting proposalExecutionLeaseMs; EXECUTION_LEASE_MS when absent). */
+  readonly leaseMs?: number;
 }
 
 export type Execution =
@@ -247,7 +249,7 @@ export async function executeProposal(deps: ExecutorDeps, id: string, actor: str
   }
 
   const at = ctx.now();
-  if (!(await claimExecution(ctx.db, id, at, new Date(at.getTime() + EXECUTION_LEASE_MS))))
+  if (!(await claimExecution(ctx.db, id, at, new Date(at.getTime() + (deps.leaseMs ?? EXECUTION_LEASE_MS)))))
     return { kind: 'not-run', proposal: await proposal(ctx.db, id) };
   let result: Record<string, unknown>;
   try {
