@@ -118,6 +118,18 @@ describe('address webhooks end to end', () => {
       body: { replace: [holder.address, recipient.address] },
     });
     assert.deepEqual(replaced.json, { subscriptionId, count: 2 });
+    // Hostile input is a 4xx, never a 500 (http() fails on a 500).
+    for (const [method, path, body] of [
+      ['GET', `/v2/subscriptions/${subscriptionId}/events/%00`, undefined],
+      ['GET', '/v2/subscriptions/%00', undefined],
+      ['GET', `/v2/subscriptions/${subscriptionId}/events?from=99999999999999999999`, undefined],
+      ['PATCH', `/v2/subscriptions/${subscriptionId}`, { description: 'a\u0000b' }],
+      ['POST', `/v2/subscriptions/${subscriptionId}/addresses`, { remove: ['a\u0000b'] }],
+      ['POST', '/v2/subscriptions', { url: 'http://127.0.0.1/\u0000', events: ['nope'] }],
+    ] as const) {
+      const answer = await http(t.url, method, path, { key, ...(body !== undefined && { body }) });
+      assert.ok(answer.status >= 400 && answer.status < 500, `${method} ${path}: ${answer.status}`);
+    }
     const list = await http(t.url, 'GET', `/v2/subscriptions/${subscriptionId}/addresses`, { key });
     assert.deepEqual(
       (list.json as { addresses: string[] }).addresses,

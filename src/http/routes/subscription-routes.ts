@@ -67,7 +67,12 @@ const params = Type.Object({
 });
 const eventParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Subscription ID' }),
-  webhookId: Type.String({ minLength: 1, maxLength: 100, description: 'The webhook-id of the event' }),
+  webhookId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: 'The webhook-id of the event',
+  }),
 });
 const querystring = Type.Object(authTokenQuery);
 const eventsQuery = Type.Object({
@@ -277,7 +282,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         const count = await limited(() =>
           changeSubscriptionAddresses(db, limits, found.id, {
             ...(add !== undefined && { add: checkAddresses(add) }),
-            ...(remove !== undefined && { remove }),
+            ...(remove !== undefined && { remove: checkAddresses(remove) }),
             ...(replace !== undefined && { replace: checkAddresses(replace) }),
           }),
         );

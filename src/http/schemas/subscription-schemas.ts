@@ -5,6 +5,8 @@
 import { Type } from 'typebox';
 import { ADDRESS_EVENT_TYPES, TEST_EVENT_TYPE } from '../../usecases/subscriptions/address-event.js';
 
+/** Text a database column takes: no NUL or other control characters. */
+const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -101,7 +103,7 @@ export function subscriptionBody(maxAddresses: number) {
           description: 'Event types to send (default: all)',
         }),
       ),
-      description: Type.Optional(Type.String({ maxLength: 200 })),
+      description: Type.Optional(Type.String({ maxLength: 200, pattern: NO_CONTROL })),
     },
     {
       additionalProperties: false,
@@ -120,7 +122,7 @@ export const SubscriptionChangeBody = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     events: Type.Optional(Type.Array(EventType, { minItems: 1, uniqueItems: true })),
-    description: Type.Optional(Type.String({ maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 200, pattern: NO_CONTROL })),
     enabled: Type.Optional(
       Type.Boolean({ description: 'true: enable a disabled subscription again; false: disable it' }),
     ),
