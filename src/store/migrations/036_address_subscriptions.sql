@@ -64,6 +64,7 @@ CREATE INDEX subscription_events_due ON subscription_events (next_attempt_at) WH
 CREATE INDEX subscription_events_by_score ON subscription_events (subscription_id, score, id);
 
 CREATE TABLE subscription_delivery_attempts (
+  id           bigserial PRIMARY KEY,          -- logical replication needs a key on every table
   event_id     bigint NOT NULL REFERENCES subscription_events (id) ON DELETE CASCADE,
   at           timestamptz NOT NULL,
   status_code  int,

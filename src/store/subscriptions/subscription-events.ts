@@ -375,7 +375,7 @@ export async function attemptsOfEvent(q: Queryable, eventId: string): Promise<At
     latency_ms: number;
     error: string | null;
   }>(
-    'SELECT at, status_code, latency_ms, error FROM subscription_delivery_attempts WHERE event_id = $1 ORDER BY at',
+    'SELECT at, status_code, latency_ms, error FROM subscription_delivery_attempts WHERE event_id = $1 ORDER BY at, id',
     [eventId],
   );
   return rows.map((r) => ({ at: r.at, statusCode: r.status_code, latencyMs: r.latency_ms, error: r.error }));
