@@ -11,8 +11,6 @@
 import { txidOf } from '../../crypto/txid.js';
 import {
   type DatabaseView,
-  type DbFunding,
-  type DbOutput,
   type DbTicket,
   type Difference,
   type Ingest,
@@ -23,10 +21,21 @@ import {
   reconcile,
   touchesService,
 } from '../../domain/reconciliation.js';
-import type { TicketStatus } from '../../domain/ticket-state.js';
 import type { Ledger, TxStatus } from '../../ledger/port.js';
 import type { Db, Queryable } from '../../store/db/db.js';
 import { insertScoredFeedRecords } from '../../store/feed/feed-records.js';
+import {
+  freeFundingAt,
+  fundingTxidsAmong,
+  indexedOutputsAt,
+  reconcileTickets,
+  recordedTxids,
+} from '../../store/operator/reconcile-reads.js';
+import {
+  markFundingSpent,
+  retrackTickets,
+  spendTokenInputs,
+} from '../../store/operator/reconcile-repairs.js';
 
 /** A ledger that can list every transaction it holds (the devnet). */
 export interface LedgerHistory {
@@ -106,7 +115,7 @@ function report(
 
 async function compare(deps: ReconcileDeps, req: ReconcileRequest) {
   const { db, ledger, token } = deps;
-  const tickets = await ticketsOf(db);
+  const tickets = await reconcileTickets(db);
   const ticketWords = new Map<string, LedgerWord>();
   await inBatches(tickets, async (t) => ticketWords.set(t.txid, wordOf(await ledger.status(t.txid))));
 
@@ -155,13 +164,6 @@ function wordOf(status: TxStatus): LedgerWord {
   return { kind: 'mined', blockHash, height, index, blockTime };
 }
 
-async function ticketsOf(q: Queryable): Promise<DbTicket[]> {
-  const rows = await q.query<{ id: string; txid: string; status: TicketStatus; tracked: boolean }>(
-    'SELECT id::text AS id, txid, status, (next_check_at IS NOT NULL) AS tracked FROM tickets ORDER BY id',
-  );
-  return rows.map((r) => ({ id: r.id, txid: r.txid, status: r.status, tracked: r.tracked === true }));
-}
-
 const split = (outpoint: string) => {
   const at = outpoint.lastIndexOf('_');
   return { txid: outpoint.slice(0, at), vout: Number(outpoint.slice(at + 1)) };
@@ -179,65 +181,13 @@ async function databaseView(
   const inputs = transactions
     .flatMap((t) => readLedgerTransaction(t.raw, t.txid, token)?.inputs ?? [])
     .map(split);
-  const inTxids = inputs.map((i) => i.txid);
-  const inVouts = inputs.map((i) => i.vout);
-  const [records, outputRows, poolRows, reserveRows, fundingRows] = await Promise.all([
-    q.query<{ txid: string }>('SELECT txid FROM transactions WHERE txid = ANY($1::text[])', [txids]),
-    q.query<{
-      txid: string;
-      vout: number;
-      owner: string;
-      amount: string;
-      op: DbOutput['op'];
-      spent_by: string | null;
-    }>(
-      `SELECT o.txid, o.vout, o.owner, o.amount::text AS amount, o.op, o.spent_by
-         FROM unnest($1::text[], $2::int[]) AS u(txid, vout) JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout`,
-      [inTxids, inVouts],
-    ),
-    q.query<{ txid: string; vout: number }>(
-      `SELECT f.txid, f.vout FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
-         JOIN funding_outputs f ON f.txid = u.txid AND f.vout = u.vout WHERE f.state = 'available'`,
-      [inTxids, inVouts],
-    ),
-    q.query<{ txid: string; vout: number }>(
-      `SELECT f.txid, f.vout FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
-         JOIN funding_reserve f ON f.txid = u.txid AND f.vout = u.vout WHERE f.state = 'available'`,
-      [inTxids, inVouts],
-    ),
-    q.query<{ txid: string }>(
-      `SELECT txid FROM funding_outputs WHERE txid = ANY($1::text[])
-       UNION SELECT txid FROM funding_reserve WHERE txid = ANY($1::text[])`,
-      [txids],
-    ),
+  const [records, outputs, freeFunding, fundingTxids] = await Promise.all([
+    recordedTxids(q, txids),
+    indexedOutputsAt(q, inputs),
+    freeFundingAt(q, inputs),
+    fundingTxidsAmong(q, txids),
   ]);
-  const outputs = new Map<string, DbOutput>();
-  for (const r of outputRows)
-    outputs.set(`${r.txid}_${Number(r.vout)}`, {
-      owner: r.owner,
-      amount: BigInt(r.amount),
-      op: r.op,
-      spentBy: r.spent_by,
-    });
-  const freeFunding: DbFunding[] = [
-    ...poolRows.map((r) => ({
-      outpoint: `${r.txid}_${Number(r.vout)}`,
-      table: 'pool' as const,
-      state: 'available' as const,
-    })),
-    ...reserveRows.map((r) => ({
-      outpoint: `${r.txid}_${Number(r.vout)}`,
-      table: 'reserve' as const,
-      state: 'available' as const,
-    })),
-  ];
-  return {
-    tickets,
-    records: new Set(records.map((r) => r.txid)),
-    outputs,
-    freeFunding,
-    fundingTxids: new Set(fundingRows.map((r) => r.txid)),
-  };
+  return { tickets, records, outputs, freeFunding, fundingTxids };
 }
 
 async function applyRepairs(
@@ -263,34 +213,9 @@ async function applyRepairs(
   }
   let retracked: string[] = [];
   if (result.retrack.length > 0) {
-    const rows = await db.query<{ id: string }>(
-      `UPDATE tickets SET next_check_at = $2, lease_until = NULL
-        WHERE id = ANY($1::uuid[]) AND status <> 'FAILED' AND next_check_at IS NULL RETURNING id::text AS id`,
-      [result.retrack, deps.now()],
-    );
-    retracked = rows.map((r) => r.id);
+    retracked = await retrackTickets(db, result.retrack, deps.now());
   }
   return { ingested, fundingSpent, retracked };
-}
-
-async function markFundingSpent(
-  q: Queryable,
-  table: 'pool' | 'reserve',
-  outpoints: readonly { txid: string; vout: number }[],
-): Promise<string[]> {
-  const sql =
-    table === 'pool'
-      ? `UPDATE funding_outputs f SET state = 'spent', reserved_by = NULL, lease_owner = NULL, lease_until = NULL
-           FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
-          WHERE f.txid = u.txid AND f.vout = u.vout AND f.state = 'available' RETURNING f.txid, f.vout`
-      : `UPDATE funding_reserve f SET state = 'spent'
-           FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
-          WHERE f.txid = u.txid AND f.vout = u.vout AND f.state = 'available' RETURNING f.txid, f.vout`;
-  const rows = await q.query<{ txid: string; vout: number }>(sql, [
-    outpoints.map((o) => o.txid),
-    outpoints.map((o) => o.vout),
-  ]);
-  return rows.map((r) => `${r.txid}_${Number(r.vout)}`);
 }
 
 /**
@@ -300,17 +225,7 @@ async function markFundingSpent(
  */
 async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<string[]> {
   const inputs = tx.inputs.map(split);
-  const inTxids = inputs.map((i) => i.txid);
-  const inVouts = inputs.map((i) => i.vout);
-  await q.query(
-    `WITH locked AS MATERIALIZED (
-       SELECT o.txid, o.vout FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
-         JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout
-        ORDER BY o.txid, o.vout FOR UPDATE OF o)
-     UPDATE token_outputs o SET spent_by = $3, reserved_by = NULL FROM locked l
-      WHERE o.txid = l.txid AND o.vout = l.vout AND (o.spent_by IS NULL OR o.spent_by = $3)`,
-    [inTxids, inVouts, tx.txid],
-  );
+  await spendTokenInputs(q, inputs, tx.txid);
   const funding = [
     ...(await markFundingSpent(q, 'pool', inputs)),
     ...(await markFundingSpent(q, 'reserve', inputs)),
