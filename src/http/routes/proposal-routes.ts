@@ -16,19 +16,16 @@ import {
   raisesAllowance,
 } from '../../domain/approval-policy.js';
 import { listApiKeys } from '../../store/access/api-keys-store.js';
-import { allowanceOf, listAllowances, setAllowance } from '../../store/controls/allowance-store.js';
-import {
-  approvalPolicy,
-  listProposals,
-  type Proposal,
-  setApprovalPolicy,
-} from '../../store/controls/proposal-store.js';
+import { allowanceOf, listAllowances } from '../../store/controls/allowance-store.js';
+import { approvalPolicy, listProposals, type Proposal } from '../../store/controls/proposal-store.js';
+import { setMintAllowance } from '../../usecases/controls/allowances.js';
 import {
   expireDue,
   type GatedAction,
   gate,
   type ProposalDeps,
   proposalNow,
+  setPolicy,
   vote,
 } from '../../usecases/controls/proposals.js';
 import { executeProposal, finishStrandedProposals } from '../../usecases/controls/proposals-execute.js';
@@ -349,9 +346,7 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
         });
         if (held !== null) return reply.code(202).send(held);
         const actor = actorOf(request.principal);
-        const at = ctx.now();
-        await ctx.db.transaction((tx) => setApprovalPolicy(tx, { rules, reason, actor, at }));
-        ctx.controls?.counted?.change('policy-set');
+        const at = await setPolicy(ctx, { rules, reason, actor });
         request.log.warn({ actor, rules: rules.length }, 'approval policy changed');
         return { rules, changedBy: actor, changedAt: at.toISOString() };
       },
@@ -425,10 +420,7 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
           if (held !== null) return reply.code(202).send(held);
         }
         const actor = actorOf(request.principal);
-        const done = await ctx.db.transaction((tx) =>
-          setAllowance(tx, { keyId, remaining: next, reason, actor, at: ctx.now() }),
-        );
-        ctx.controls?.counted?.change('allowance-set');
+        const done = await setMintAllowance(ctx, { keyId, remaining: next, reason, actor });
         request.log.warn({ keyId, actor, after: done.after?.toString() ?? null }, 'mint allowance set');
         return { keyId, before: done.before?.toString() ?? null, after: done.after?.toString() ?? null };
       },

@@ -5,7 +5,12 @@
 // action the approval policy can hold back (`raise-allowance`); lowering one never is.
 import { txidOf } from '../../crypto/txid.js';
 import { DomainError } from '../../domain/domain-error.js';
-import { allowanceOf, refundAllowance, spendAllowance } from '../../store/controls/allowance-store.js';
+import {
+  allowanceOf,
+  refundAllowance,
+  setAllowance,
+  spendAllowance,
+} from '../../store/controls/allowance-store.js';
 import type { ServiceContext } from '../context.js';
 import type { PreparedTransaction } from '../supply/send-from-held-address.js';
 
@@ -16,6 +21,24 @@ function exceeded(keyId: string, amount: bigint, remaining: bigint): DomainError
     'MINT_ALLOWANCE_EXCEEDED',
     `key ${keyId} may mint ${remaining} more atomic units, less than ${amount}`,
   );
+}
+
+/**
+ * Sets a key's mint allowance (`null`: no cap) in one database transaction, recorded with the
+ * key that set it; answers what it was and what it is now.
+ */
+export async function setMintAllowance(
+  ctx: AllowanceDeps,
+  s: {
+    readonly keyId: string;
+    readonly remaining: bigint | null;
+    readonly reason: string;
+    readonly actor: string;
+  },
+): Promise<{ readonly before: bigint | null; readonly after: bigint | null }> {
+  const done = await ctx.db.transaction((tx) => setAllowance(tx, { ...s, at: ctx.now() }));
+  ctx.controls?.counted?.change('allowance-set');
+  return done;
 }
 
 /** Refuses at once a mint the key's allowance cannot cover (checked again when spent). */

@@ -17,6 +17,7 @@ import {
   expireProposals,
   type Proposal,
   proposal,
+  setApprovalPolicy,
 } from '../../store/controls/proposal-store.js';
 import type { ServiceContext } from '../context.js';
 
@@ -24,6 +25,20 @@ export type ProposalDeps = Pick<ServiceContext, 'db' | 'now' | 'newId' | 'contro
   /** How long a proposal stays open for votes, ms (setting proposalTtlMs). */
   readonly proposalTtlMs: number;
 };
+
+/**
+ * Puts `rules` (already checked by parsePolicy) in force in one database transaction, recorded
+ * with the key that set them; answers when.
+ */
+export async function setPolicy(
+  ctx: Pick<ServiceContext, 'db' | 'now' | 'controls'>,
+  s: { readonly rules: unknown; readonly reason: string; readonly actor: string },
+): Promise<Date> {
+  const at = ctx.now();
+  await ctx.db.transaction((tx) => setApprovalPolicy(tx, { ...s, at }));
+  ctx.controls?.counted?.change('policy-set');
+  return at;
+}
 
 /** The policy in force. */
 export async function currentPolicy(ctx: Pick<ServiceContext, 'db'>): Promise<ApprovalPolicy> {
