@@ -75,11 +75,15 @@ function checkTarget(text: string, allow: CallbackAllowList): URL | string {
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBodyBytes = options.maxBodyBytes ?? 4096;
+  // The deadline of an attempt is the sender's own timer (below), over the whole exchange;
+  // undici's per-phase timeouts are only a backstop, set later so that they never win the race
+  // against that timer on a busy event loop and record another reason than the deadline.
+  const backstopMs = timeoutMs + 1_000;
   const agent = new Agent({
-    connect: { lookup: guardedLookup(options.allow, options.resolve ?? systemResolver), timeout: timeoutMs },
+    connect: { lookup: guardedLookup(options.allow, options.resolve ?? systemResolver), timeout: backstopMs },
     connections: options.connectionsPerOrigin ?? 8,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    headersTimeout: backstopMs,
+    bodyTimeout: backstopMs,
     keepAliveTimeout: 4_000,
   });
 
