@@ -38,6 +38,7 @@ import { createServiceMetrics, type ServiceMetrics } from './metrics/service-met
 import { ticketTimings } from './metrics/ticket-timings.js';
 import { claimInstanceIdentity, type InstanceIdentity } from './process/instance-identity.js';
 import type { Db } from './store/db/db.js';
+import { instanceRegistryOf } from './store/db/instance-registry.js';
 import { openPgliteDb } from './store/db/pglite-db.js';
 import { openPostgresDb } from './store/db/postgres-db.js';
 import { releaseAllFundingLeases } from './store/funding/funding-leases.js';
@@ -158,7 +159,12 @@ export async function composeParts(
     if (keyFile?.existed === false)
       logger.info({ step: 'keys', file: join(config.dataDir, 'keys.json') }, 'operator keys created');
     // Refused while another live process holds the name (two would take each other's leases).
-    const identity = await claimInstanceIdentity({ db, config, log: logger, now: () => new Date() });
+    const identity = await claimInstanceIdentity({
+      registry: instanceRegistryOf(db),
+      config,
+      log: logger,
+      now: () => new Date(),
+    });
     closers.unshift(() => identity.release());
     const feeRate = BigInt(config.feeRateSatPerKb);
 

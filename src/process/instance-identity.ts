@@ -5,21 +5,38 @@
 // process per port on a host); a process on port 0 (any free port) has no stable name, only a
 // random one per run, and takes nothing back.
 // Two live processes never share a name. On PostgreSQL each run registers its name under a
-// lease it renews (store/instance-registry.ts), and a start whose name another live process
+// lease it renews (an InstanceRegistry: store/db/instance-registry.ts, passed in by compose.ts), and a start whose name another live process
 // holds is refused. A registration left live by a run of this host that no longer runs (its pid
 // is gone, or is this very pid: a container restarted) is taken over at once; one of another
 // host only once its lease lapsed. PGlite needs no registry: its data folder has one process.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Db } from '../store/db/db.js';
-import {
-  type InstanceEntry,
-  readInstanceEntry,
-  releaseInstanceEntry,
-  renewInstanceEntry,
-  takeInstanceEntry,
-} from '../store/instance-registry.js';
 import type { Logger } from './logger.js';
+
+/** What the registration of an instance name says. */
+export interface InstanceEntry {
+  readonly host: string;
+  readonly pid: number;
+  /** The run holding the name: random per start. */
+  readonly run: string;
+  /** ISO time until which the run's lease is live. */
+  readonly until: string;
+}
+
+/** Where the registrations of instance names are kept, shared by every process of a deployment. */
+export interface InstanceRegistry {
+  /** The registration of `name`, live or not; null when none. */
+  read(name: string): Promise<InstanceEntry | null>;
+  /**
+   * Writes `entry` for `name`: where there is none (`replacing` null), or where the registration
+   * is still the one read (its run is `replacing`). False: another run wrote it meanwhile.
+   */
+  take(name: string, entry: InstanceEntry, now: Date, replacing: string | null): Promise<boolean>;
+  /** Extends the run's lease; false when the registration is no longer its. */
+  renew(name: string, run: string, now: Date, until: Date): Promise<boolean>;
+  /** Gives the name up: only the run's own registration. */
+  release(name: string, run: string): Promise<void>;
+}
 
 /** How long a run's registration lasts unless renewed, ms. */
 export const INSTANCE_LEASE_MS = 15_000;
@@ -66,7 +83,8 @@ export function instanceNameOf(
 const heldHere = new Set<string>();
 
 export async function claimInstanceIdentity(deps: {
-  readonly db: Db;
+  /** Null where one process alone opens the database (PGlite's data folder): nothing to register. */
+  readonly registry: InstanceRegistry | null;
   readonly config: { readonly instanceName?: string | undefined; readonly port: number };
   readonly log: Logger;
   readonly now: () => Date;
@@ -82,7 +100,8 @@ export async function claimInstanceIdentity(deps: {
   if (stableName === null) return unregistered;
   if (heldHere.has(name))
     throw new InstanceInUseError(name, { host, pid, run: 'this process', until: 'its stop' });
-  if (deps.db.dialect === 'pglite') {
+  const registry = deps.registry;
+  if (registry === null) {
     heldHere.add(name);
     return { ...unregistered, release: async () => void heldHere.delete(name) };
   }
@@ -96,9 +115,9 @@ export async function claimInstanceIdentity(deps: {
   });
   for (let attempt = 0; ; attempt++) {
     const now = deps.now();
-    const found = await readInstanceEntry(deps.db, name);
+    const found = await registry.read(name);
     if (found !== null && !takenOver(found, { host, pid, now })) throw new InstanceInUseError(name, found);
-    if (await takeInstanceEntry(deps.db, name, entryUntil(now), now, found?.run ?? null)) break;
+    if (await registry.take(name, entryUntil(now), now, found?.run ?? null)) break;
     // Another start of this name wrote it between the read and the write: read it again.
     if (attempt === 2) throw new Error(`could not register the instance name ${name}: it changes hands`);
   }
@@ -108,7 +127,7 @@ export async function claimInstanceIdentity(deps: {
   let lost = false;
   const renewer = setInterval(() => {
     const now = deps.now();
-    renewInstanceEntry(deps.db, name, run, now, new Date(now.getTime() + INSTANCE_LEASE_MS)).then(
+    registry.renew(name, run, now, new Date(now.getTime() + INSTANCE_LEASE_MS)).then(
       (held) => {
         if (held || lost) return;
         lost = true;
@@ -128,9 +147,11 @@ export async function claimInstanceIdentity(deps: {
       clearInterval(renewer);
       heldHere.delete(name);
       if (!lost)
-        await releaseInstanceEntry(deps.db, name, run).catch((err) =>
-          deps.log.warn({ err, instance: name }, 'giving the instance name up failed; it lapses by itself'),
-        );
+        await registry
+          .release(name, run)
+          .catch((err) =>
+            deps.log.warn({ err, instance: name }, 'giving the instance name up failed; it lapses by itself'),
+          );
     },
   };
 }

@@ -11,7 +11,11 @@ import {
   InstanceInUseError,
   instanceNameOf,
 } from '../../src/process/instance-identity.js';
-import { readInstanceEntry, takeInstanceEntry } from '../../src/store/instance-registry.js';
+import {
+  instanceRegistryOf,
+  readInstanceEntry,
+  takeInstanceEntry,
+} from '../../src/store/db/instance-registry.js';
 import { type FreshDb, testTargets } from '../support/test-databases.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -34,8 +38,18 @@ for (const target of testTargets()) {
     after(async () => fresh.dispose());
 
     it('port 0: a random name per run, not stable, nothing registered', async () => {
-      const a = await claimInstanceIdentity({ db: fresh.db, config: { port: 0 }, log: quiet, now });
-      const b = await claimInstanceIdentity({ db: fresh.db, config: { port: 0 }, log: quiet, now });
+      const a = await claimInstanceIdentity({
+        registry: instanceRegistryOf(fresh.db),
+        config: { port: 0 },
+        log: quiet,
+        now,
+      });
+      const b = await claimInstanceIdentity({
+        registry: instanceRegistryOf(fresh.db),
+        config: { port: 0 },
+        log: quiet,
+        now,
+      });
       assert.equal(a.stable, false);
       assert.notEqual(a.leaseOwner('deliverer'), b.leaseOwner('deliverer'));
       await a.release();
@@ -44,15 +58,25 @@ for (const target of testTargets()) {
 
     it('the same name twice in one process is refused until the first is released', async () => {
       const config = { instanceName: `twice-${target.name}`, port: 3001 };
-      const first = await claimInstanceIdentity({ db: fresh.db, config, log: quiet, now });
+      const first = await claimInstanceIdentity({
+        registry: instanceRegistryOf(fresh.db),
+        config,
+        log: quiet,
+        now,
+      });
       assert.equal(first.stable, true);
       assert.equal(first.leaseOwner('funding'), `funding@twice-${target.name}`);
       await assert.rejects(
-        claimInstanceIdentity({ db: fresh.db, config, log: quiet, now }),
+        claimInstanceIdentity({ registry: instanceRegistryOf(fresh.db), config, log: quiet, now }),
         InstanceInUseError,
       );
       await first.release();
-      const again = await claimInstanceIdentity({ db: fresh.db, config, log: quiet, now });
+      const again = await claimInstanceIdentity({
+        registry: instanceRegistryOf(fresh.db),
+        config,
+        log: quiet,
+        now,
+      });
       await again.release();
     });
 
@@ -68,7 +92,7 @@ for (const target of testTargets()) {
       // What a process killed a moment ago leaves: its registration, live for 15 s more.
       await leftLive('killed', 'h1', 2 ** 22 + 7);
       const id = await claimInstanceIdentity({
-        db: fresh.db,
+        registry: instanceRegistryOf(fresh.db),
         config: { instanceName: 'killed', port: 1 },
         log: quiet,
         now,
@@ -84,7 +108,7 @@ for (const target of testTargets()) {
     it("this very pid on this host (a restarted container's first process) is an earlier run", async () => {
       await leftLive('container', 'h1', process.pid);
       const id = await claimInstanceIdentity({
-        db: fresh.db,
+        registry: instanceRegistryOf(fresh.db),
         config: { instanceName: 'container', port: 1 },
         log: quiet,
         now,
@@ -99,7 +123,7 @@ for (const target of testTargets()) {
       await leftLive('running', 'h1', process.ppid);
       await assert.rejects(
         claimInstanceIdentity({
-          db: fresh.db,
+          registry: instanceRegistryOf(fresh.db),
           config: { instanceName: 'running', port: 1 },
           log: quiet,
           now,
@@ -112,7 +136,7 @@ for (const target of testTargets()) {
       await leftLive('elsewhere', 'h2', 2 ** 22 + 7);
       await assert.rejects(
         claimInstanceIdentity({
-          db: fresh.db,
+          registry: instanceRegistryOf(fresh.db),
           config: { instanceName: 'elsewhere', port: 1 },
           log: quiet,
           now,
@@ -125,7 +149,7 @@ for (const target of testTargets()) {
     it("another host's lapsed registration is taken over", async () => {
       await leftLive('lapsed', 'h2', 2 ** 22 + 7, -1_000);
       const id = await claimInstanceIdentity({
-        db: fresh.db,
+        registry: instanceRegistryOf(fresh.db),
         config: { instanceName: 'lapsed', port: 1 },
         log: quiet,
         now,

@@ -2,16 +2,21 @@
 // `settings` per name, `instance:<name>`, saying the host and pid of the run that holds it and
 // until when, under a lease the run renews. Each run has a random id of its own: a row is taken
 // over only as read (the run id compared in the statement), renewed and given up only by its run.
-import type { Queryable } from './db/db.js';
+import type { InstanceEntry, InstanceRegistry } from '../../process/instance-identity.js';
+import type { Db, Queryable } from './db.js';
 
-/** What the row of an instance name says. */
-export interface InstanceEntry {
-  readonly host: string;
-  readonly pid: number;
-  /** The run holding the name: random per start. */
-  readonly run: string;
-  /** ISO time until which the run's lease is live. */
-  readonly until: string;
+/**
+ * The registry of instance names for `db`; null on PGlite, whose data folder one process alone
+ * opens (so no second process can share a name).
+ */
+export function instanceRegistryOf(db: Db): InstanceRegistry | null {
+  if (db.dialect === 'pglite') return null;
+  return {
+    read: (name) => readInstanceEntry(db, name),
+    take: (name, entry, now, replacing) => takeInstanceEntry(db, name, entry, now, replacing),
+    renew: (name, run, now, until) => renewInstanceEntry(db, name, run, now, until),
+    release: (name, run) => releaseInstanceEntry(db, name, run),
+  };
 }
 
 const keyOf = (name: string) => `instance:${name}`;
