@@ -13,6 +13,7 @@ import { consolePageRoutes } from '../console/console-page-routes.js';
 import { metricsRoutes } from '../metrics.js';
 import type { ApiKeyVerifier } from '../plugins/auth.js';
 import { adminRoutes } from './admin-routes.js';
+import { allowanceRoutes } from './allowance-routes.js';
 import { arcCallbackRoutes } from './arc-callback-routes.js';
 import { consoleRoutes } from './console-routes.js';
 import { consoleSearchRoutes } from './console-search-routes.js';
@@ -22,6 +23,7 @@ import { faucetRoutes } from './faucet-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { parseRoutes } from './parse-routes.js';
+import { policyRoutes } from './policy-routes.js';
 import { proposalRoutes } from './proposal-routes.js';
 import { readRoutes } from './read-routes.js';
 import { reconcileRoutes } from './reconcile-routes.js';
@@ -119,6 +121,8 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     controlRoutes(deps),
     seizureRoutes({ ...deps, mintKey: parts.keys.mint }),
     proposalRoutes({ ...deps, mintKey: parts.keys.mint, forgetApiKeys: () => apiKeys.forget() }),
+    policyRoutes(deps),
+    allowanceRoutes(deps),
     supplyRoutes({
       ...deps,
       burnKeys: { mint: parts.keys.mint, fee: parts.keys.fee },

@@ -1,31 +1,18 @@
 // No single key (issue 32; docs/operations.md, "Set up approvals"): proposals (list and show:
-// `audit`; approve, reject and complete: the scope of the proposal's action), the approval
-// policy (read: `audit`; change: `policy`, itself an action the policy can hold back) and
-// per-key mint allowances (read: `audit`; set: `policy`, a raise held back as `raise-allowance`).
-// A route whose action the policy holds back answers 202 with the proposal (heldBack). The CLI
-// (`tokenproxy proposals | allowance | approvals`) and the console's Proposals panel use these.
+// `audit`; approve, reject and complete: the scope of the proposal's action), and heldBack, which
+// every route whose action the approval policy can hold back calls: such a route answers 202
+// with the proposal. The policy's own routes are policy-routes.ts, the mint allowances'
+// allowance-routes.ts. The CLI (`tokenproxy proposals`) and the console's Proposals panel use these.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
-import {
-  APPROVER_SCOPE,
-  type ApprovableAction,
-  PolicyError,
-  parsePolicy,
-  policyJson,
-  raisesAllowance,
-} from '../../domain/approval-policy.js';
-import { listApiKeys } from '../../store/access/api-keys-store.js';
-import { allowanceOf, listAllowances } from '../../store/controls/allowance-store.js';
-import { approvalPolicy, listProposals, type Proposal } from '../../store/controls/proposal-store.js';
-import { setMintAllowance } from '../../usecases/controls/allowances.js';
+import { APPROVER_SCOPE, type ApprovableAction } from '../../domain/approval-policy.js';
+import { listProposals, type Proposal } from '../../store/controls/proposal-store.js';
 import {
   expireDue,
   type GatedAction,
   gate,
   type ProposalDeps,
   proposalNow,
-  setPolicy,
   vote,
 } from '../../usecases/controls/proposals.js';
 import { executeProposal, finishStrandedProposals } from '../../usecases/controls/proposals-execute.js';
@@ -34,12 +21,6 @@ import { AppError } from '../app-error.js';
 import { grants, type Scope } from '../plugins/auth.js';
 import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import {
-  AllowanceBody,
-  AllowanceJson,
-  AllowanceList,
-  AllowanceSet,
-  PolicyBody,
-  PolicyJson,
   ProposalJson,
   ProposalList,
   ProposalParams,
@@ -64,7 +45,7 @@ export interface ProposalRouteDeps extends RouteDeps {
 }
 
 /** The admin key's id (as control-routes.ts's actorOf; not imported: admin-routes.ts imports this file). */
-function actorOf(principal: { readonly id: string } | null): string {
+export function actorOf(principal: { readonly id: string } | null): string {
   return principal === null ? 'unknown' : principal.id;
 }
 
@@ -116,15 +97,6 @@ function mayVote(request: FastifyRequest, action: ApprovableAction): void {
       'FORBIDDEN',
       `a ${action} proposal is approved or rejected by a key with the ${scope} scope`,
     );
-}
-
-function allowanceJson(a: { keyId: string; remaining: bigint; setBy: string; setAt: Date }) {
-  return {
-    keyId: a.keyId,
-    remaining: { atomic: toJsonNumber(a.remaining), tokens: formatTokens(a.remaining) },
-    setBy: a.setBy,
-    setAt: a.setAt.toISOString(),
-  };
 }
 
 export function proposalRoutes(deps: ProposalRouteDeps) {
@@ -294,135 +266,6 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
         if (ran.proposal.state === 'approved' && ran.executionError === null && ran.answer === null)
           throw new AppError('PROPOSAL_CLOSED', `proposal ${id} is being executed by another request`);
         return { ...proposalJson(ran.proposal), answer: ran.answer, executionError: ran.executionError };
-      },
-    );
-
-    app.get(
-      '/v2/admin/approvals/policy',
-      {
-        config: { scope: 'audit' },
-        schema: {
-          summary: 'The approval policy: which actions need the approval of how many distinct keys',
-          tags: ['admin'],
-          querystring: query,
-          response: { 200: PolicyJson },
-        },
-      },
-      async () => {
-        const stored = await approvalPolicy(ctx.db);
-        return {
-          rules: policyJson(parsePolicy(stored.rules)),
-          changedBy: stored.changedBy,
-          changedAt: stored.changedAt.toISOString(),
-        };
-      },
-    );
-
-    app.put(
-      '/v2/admin/approvals/policy',
-      {
-        config: { scope: 'policy' },
-        schema: {
-          summary: 'Replace the approval policy (held back as a set-policy proposal when the policy says so)',
-          tags: ['admin'],
-          body: PolicyBody,
-          querystring: query,
-          response: { 200: PolicyJson, 202: ProposalJson, ...problemResponses(400) },
-        },
-      },
-      async (request, reply) => {
-        let rules: ReturnType<typeof policyJson>;
-        try {
-          rules = policyJson(parsePolicy(request.body.rules));
-        } catch (err) {
-          if (err instanceof PolicyError) throw new AppError('INVALID_PARAMETER', err.message);
-          throw err;
-        }
-        const { reason } = request.body;
-        const held = await heldBack(deps, request, {
-          action: 'set-policy',
-          body: { rules, reason },
-          summary: `approval policy: ${rules.map((r) => `${r.action} ${r.approvals}`).join(', ') || 'none'}`,
-        });
-        if (held !== null) return reply.code(202).send(held);
-        const actor = actorOf(request.principal);
-        const at = await setPolicy(ctx, { rules, reason, actor });
-        request.log.warn({ actor, rules: rules.length }, 'approval policy changed');
-        return { rules, changedBy: actor, changedAt: at.toISOString() };
-      },
-    );
-
-    app.get(
-      '/v2/admin/allowances',
-      {
-        config: { scope: 'audit' },
-        schema: {
-          summary: 'Mint allowances: what each capped key may still mint (a key not listed has no cap)',
-          tags: ['admin'],
-          querystring: query,
-          response: { 200: AllowanceList },
-        },
-      },
-      async () => ({ allowances: (await listAllowances(ctx.db)).map(allowanceJson) }),
-    );
-
-    app.get(
-      '/v2/admin/allowances/:keyId',
-      {
-        config: { scope: 'audit' },
-        schema: {
-          summary: "One key's mint allowance (404: the key has none, it mints without a cap)",
-          tags: ['admin'],
-          params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
-          querystring: query,
-          response: { 200: AllowanceJson, ...problemResponses(404) },
-        },
-      },
-      async (request) => {
-        const a = await allowanceOf(ctx.db, request.params.keyId);
-        if (a === null)
-          throw new AppError('NOT_FOUND', `key ${request.params.keyId} has no allowance (no cap)`);
-        return allowanceJson(a);
-      },
-    );
-
-    app.put(
-      '/v2/admin/allowances/:keyId',
-      {
-        config: { scope: 'policy' },
-        schema: {
-          summary:
-            "Set a key's mint allowance (null: no cap); a raise is held back as a raise-allowance proposal when the policy says so",
-          tags: ['admin'],
-          params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
-          body: AllowanceBody,
-          querystring: query,
-          response: { 200: AllowanceSet, 202: ProposalJson, ...problemResponses(400, 404) },
-        },
-      },
-      async (request, reply) => {
-        const { keyId } = request.params;
-        if (!(await listApiKeys(ctx.db)).some((k) => k.id === keyId && k.revokedAt === null))
-          throw new AppError('NOT_FOUND', `no live API key with id ${keyId}`);
-        const next = request.body.amount === null ? null : parseTokens(request.body.amount);
-        // No token has more atomic units than this (tokenSupply), and amounts go out as JSON numbers.
-        if (next !== null && next > BigInt(Number.MAX_SAFE_INTEGER))
-          throw new AppError('INVALID_PARAMETER', 'an allowance is at most 2^53-1 atomic units');
-        const { reason } = request.body;
-        const current = (await allowanceOf(ctx.db, keyId))?.remaining ?? null;
-        const show = (v: bigint | null) => (v === null ? 'no cap' : formatTokens(v));
-        if (raisesAllowance(current, next)) {
-          const held = await heldBack(deps, request, {
-            action: 'raise-allowance',
-            body: { keyId, amount: next?.toString() ?? null, reason },
-            summary: `raise the mint allowance of ${keyId}: ${show(current)} -> ${show(next)}`,
-          });
-          if (held !== null) return reply.code(202).send(held);
-        }
-        const actor = actorOf(request.principal);
-        const done = await setMintAllowance(ctx, { keyId, remaining: next, reason, actor });
-        request.log.warn({ keyId, actor, after: done.after?.toString() ?? null }, 'mint allowance set');
-        return { keyId, before: done.before?.toString() ?? null, after: done.after?.toString() ?? null };
       },
     );
   };
