@@ -16,8 +16,8 @@ import {
   setAllowance,
   spendAllowance,
 } from '../../src/store/controls/allowance-store.js';
+import { approvalPolicy, setApprovalPolicy } from '../../src/store/controls/approval-policy-store.js';
 import { controlEvents } from '../../src/store/controls/control-events.js';
-import { approvalPolicy, setApprovalPolicy } from '../../src/store/controls/proposal-store.js';
 import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import type { ApiContext } from '../../src/usecases/context.js';

@@ -4,7 +4,7 @@
 // `tokenproxy approvals` and the console's Proposals panel use these.
 import { Type } from 'typebox';
 import { PolicyError, parsePolicy, policyJson } from '../../domain/approval-policy.js';
-import { approvalPolicy } from '../../store/controls/proposal-store.js';
+import { approvalPolicy } from '../../store/controls/approval-policy-store.js';
 import { setPolicy } from '../../usecases/controls/proposals.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';

@@ -21,17 +21,16 @@ import { DomainError, type DomainErrorCode } from '../../domain/domain-error.js'
 import { ApiKeyInputError, type ApiKeyScope, createApiKey } from '../../store/access/api-keys-store.js';
 import { keepPrepared, recallPrepared, requestHashOf } from '../../store/access/idempotency-store.js';
 import { allowanceOf, setAllowance } from '../../store/controls/allowance-store.js';
+import { setApprovalPolicy } from '../../store/controls/approval-policy-store.js';
 import {
   claimExecution,
   finishExecution,
   finishExecutionIn,
   lockApproved,
-  type Proposal,
-  proposal,
   releaseExecution,
-  setApprovalPolicy,
   strandedApproved,
-} from '../../store/controls/proposal-store.js';
+} from '../../store/controls/proposal-execution-store.js';
+import { type Proposal, proposal } from '../../store/controls/proposal-store.js';
 import type { Queryable } from '../../store/db/db.js';
 import { unfreeze } from '../admin/change-freeze-list.js';
 import type { ApiContext } from '../context.js';

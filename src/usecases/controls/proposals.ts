@@ -10,14 +10,13 @@ import {
   parsePolicy,
   tally,
 } from '../../domain/approval-policy.js';
+import { approvalPolicy, setApprovalPolicy } from '../../store/controls/approval-policy-store.js';
 import {
-  approvalPolicy,
   castVote,
   createProposal,
   expireProposals,
   type Proposal,
   proposal,
-  setApprovalPolicy,
 } from '../../store/controls/proposal-store.js';
 import type { ServiceContext } from '../context.js';
 
