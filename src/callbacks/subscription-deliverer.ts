@@ -45,7 +45,10 @@ export interface SubscriptionDelivererOptions {
   /** A subscription failing this long is disabled (default 3 days). */
   readonly disableAfterMs?: number;
   readonly sender?: WebhookSender;
-  readonly onAttempt?: (outcome: SubscriptionOutcome['kind']) => void;
+  /** Told of each attempt recorded: its outcome and how long the send took, ms (metrics). */
+  readonly onAttempt?: (outcome: SubscriptionOutcome['kind'], latencyMs: number) => void;
+  /** Told of each subscription this deliverer disabled, and why (metrics). */
+  readonly onDisabled?: (reason: 'gone' | 'failing') => void;
   readonly onRound?: () => void;
 }
 
@@ -99,10 +102,20 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
       for (const w of writes) {
         if (!written.recorded.has(w.eventId)) continue;
         settled++;
-        options.onAttempt?.(w.outcome.kind);
+        options.onAttempt?.(w.outcome.kind, w.attempt.latencyMs);
       }
-      for (const subscriptionId of written.disabled)
-        log.warn({ subscriptionId }, 'an address subscription was disabled: its deliveries keep failing');
+      for (const subscriptionId of written.disabled) {
+        // A 410 in this batch disables at once (store: failing()); otherwise the failures' run did.
+        const gone = writes.some((w) => w.subscriptionId === subscriptionId && w.outcome.kind === 'gone');
+        const reason = gone ? 'gone' : 'failing';
+        options.onDisabled?.(reason);
+        log.warn(
+          { subscriptionId, reason },
+          gone
+            ? 'an address subscription was disabled: its receiver answered 410 Gone'
+            : 'an address subscription was disabled: its deliveries keep failing',
+        );
+      }
     },
     db.dialect === 'pglite' ? 5 : 2,
   );

@@ -1,6 +1,7 @@
 // Gauges read from the database when Prometheus scrapes: tickets by status and the age of the
 // oldest live ticket, the callback outbox (events by state; pending is the depth; the oldest
-// pending event's age), the funding pool (outputs and satoshis available, its low-water mark)
+// pending event's age), address webhooks (the dispatcher's lag behind the feed, the oldest pending
+// event's age), the funding pool (outputs and satoshis available, its low-water mark)
 // and the supply (where it is, and how far it is from the genesis supply: 0 when it balances).
 // Every process reads the same database, so only the processes running the tracker register
 // them (service.ts): one series per deployment, aggregated with max, not sum (docs/operations.md
@@ -11,6 +12,10 @@ import { outboxEventCounts } from '../store/callbacks/delivery-stats.js';
 import type { Queryable } from '../store/db/db.js';
 import { availableFunding } from '../store/funding/funding-pool.js';
 import { oldestLiveTicketAges, oldestPendingEventAge } from '../store/operator/health-gauges.js';
+import {
+  dispatchLagScores,
+  oldestPendingSubscriptionEventAge,
+} from '../store/subscriptions/subscription-gauges.js';
 import { ticketCounts } from '../store/tickets/ticket-queries.js';
 import { supply } from '../store/wallets/wallet-queries.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -32,6 +37,8 @@ export const SERVICE_GAUGE_NAMES = [
   'tokenproxy_ticket_oldest_seconds',
   'tokenproxy_outbox_events',
   'tokenproxy_outbox_oldest_pending_seconds',
+  'tokenproxy_subscription_dispatch_lag_scores',
+  'tokenproxy_subscription_oldest_pending_seconds',
   'tokenproxy_funding_pool_outputs',
   'tokenproxy_funding_pool_satoshis',
   'tokenproxy_funding_pool_low_water',
@@ -88,6 +95,23 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     registers,
     collect: guarded('the outbox', async (gauge: Gauge) => {
       gauge.set(await oldestPendingEventAge(sources.db));
+    }),
+  });
+
+  new Gauge({
+    name: 'tokenproxy_subscription_dispatch_lag_scores',
+    help: 'The change feed’s newest score less the address webhook dispatcher’s cursor (0: caught up; scores have gaps).',
+    registers,
+    collect: guarded('the dispatcher’s cursor', async (gauge: Gauge) => {
+      gauge.set(Number(await dispatchLagScores(sources.db)));
+    }),
+  });
+  new Gauge({
+    name: 'tokenproxy_subscription_oldest_pending_seconds',
+    help: 'Seconds since the oldest address webhook event still pending was written (0: none pending).',
+    registers,
+    collect: guarded('the address webhook events', async (gauge: Gauge) => {
+      gauge.set(await oldestPendingSubscriptionEventAge(sources.db));
     }),
   });
 

@@ -1,6 +1,7 @@
 // The service's Prometheus metrics, one registry per running service: HTTP requests per
 // route (rate, latency, errors), ledger round trips, ticket timings (ticket-timings.ts),
-// callback attempts (counted by the deliverer), the tracker's sweeps, and Node's own (event-loop
+// callback attempts (counted by the deliverer), address webhooks (events the dispatcher wrote,
+// attempts and their latency, subscriptions disabled: counted by the deliverer), the tracker's sweeps, and Node's own (event-loop
 // lag, memory, GC, process_start_time_seconds). Every process has them; each is moved only by the
 // process doing the work, so a deployment's figure is the sum over its processes.
 // Gauges read from the database at scrape time live in service-gauges.ts.
@@ -23,6 +24,14 @@ export interface ServiceMetrics {
   readonly ticketTimeToMined: Histogram;
   /** Callback delivery attempts recorded by this process's deliverer, by outcome. */
   readonly callbackAttempts: Counter<'outcome'>;
+  /** Address webhook events the dispatcher wrote, by event status (unconfirmed, confirmed, ...). */
+  readonly subscriptionEvents: Counter<'status'>;
+  /** Address webhook delivery attempts recorded by this process's deliverer, by outcome. */
+  readonly subscriptionAttempts: Counter<'outcome'>;
+  /** Seconds one address webhook delivery attempt took (send to answer), by outcome. */
+  readonly subscriptionDeliveryDuration: Histogram<'outcome'>;
+  /** Address subscriptions disabled by the deliverer, by reason (gone: a 410; failing). */
+  readonly subscriptionsDisabled: Counter<'reason'>;
   /** Submissions per batch of the submission pipeline, by stage (lookup, commit). */
   readonly batchSize: Histogram<'stage'>;
   /** Seconds a batch of the submission pipeline takes, by stage and outcome (ok, error). */
@@ -35,6 +44,12 @@ export interface ServiceMetrics {
 
 /** Outcomes of a callback delivery attempt (store/callbacks/callback-outbox.ts AttemptOutcome). */
 export const CALLBACK_OUTCOMES = ['delivered', 'retry', 'failed', 'gone'] as const;
+
+/** Statuses of an address webhook event (usecases/subscriptions/address-event.ts EventStatus). */
+export const SUBSCRIPTION_EVENT_STATUSES = ['unconfirmed', 'confirmed', 'reorged', 'failed'] as const;
+
+/** Why the deliverer disables an address subscription: a 410 Gone, or deliveries failing too long. */
+export const SUBSCRIPTION_DISABLE_REASONS = ['gone', 'failing'] as const;
 
 /** Seconds from submission to SUCCESS / MINED: a second's fraction up to hours (blocks can be slow). */
 export const TICKET_TIME_BUCKETS = [
@@ -98,6 +113,31 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    subscriptionEvents: new Counter({
+      name: 'tokenproxy_subscription_events_total',
+      help: 'Address webhook events written by the dispatcher, by event status (unconfirmed, confirmed, reorged, failed).',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    subscriptionAttempts: new Counter({
+      name: 'tokenproxy_subscription_delivery_attempts_total',
+      help: 'Address webhook delivery attempts recorded, by outcome (delivered, retry, failed: gave up after 24 h, gone: 410).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    subscriptionDeliveryDuration: new Histogram({
+      name: 'tokenproxy_subscription_delivery_duration_seconds',
+      help: 'Time one address webhook delivery attempt took, from sending to the answer (or the error), seconds, by outcome.',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    subscriptionsDisabled: new Counter({
+      name: 'tokenproxy_subscriptions_disabled_total',
+      help: 'Address subscriptions the deliverer disabled, by reason (gone: the receiver answered 410; failing: deliveries failed for subscriptionDisableAfterMs).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
     batchSize: new Histogram({
       name: 'tokenproxy_submission_batch_size',
       help: 'Transfers in one batch of the submission pipeline, by stage (lookup: the reads; commit: the write).',
@@ -148,6 +188,9 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
   );
   // Every outcome shows from the start (at 0), so that rates and alerts have a series to read.
   for (const outcome of CALLBACK_OUTCOMES) metrics.callbackAttempts.inc({ outcome }, 0);
+  for (const status of SUBSCRIPTION_EVENT_STATUSES) metrics.subscriptionEvents.inc({ status }, 0);
+  for (const outcome of CALLBACK_OUTCOMES) metrics.subscriptionAttempts.inc({ outcome }, 0);
+  for (const reason of SUBSCRIPTION_DISABLE_REASONS) metrics.subscriptionsDisabled.inc({ reason }, 0);
   for (const outcome of ['ok', 'error']) metrics.trackerRounds.inc({ outcome }, 0);
   return metrics;
 }

@@ -39,6 +39,9 @@ function withAddressWebhooks(parts: Parts, callbacks: Deliverer): Deliverer {
     now: parts.ctx.now,
     pollMs: config.subscriptionPollMs,
     settings: { holdMs: config.subscriptionHoldMs },
+    onWritten: (byStatus) => {
+      for (const [status, n] of Object.entries(byStatus)) parts.metrics.subscriptionEvents.inc({ status }, n);
+    },
   });
   const webhooks = createSubscriptionDeliverer({
     db: parts.db,
@@ -51,6 +54,11 @@ function withAddressWebhooks(parts: Parts, callbacks: Deliverer): Deliverer {
     perOriginLimit: config.callbackPerReceiver,
     pollIntervalMs: config.subscriptionPollMs,
     disableAfterMs: config.subscriptionDisableAfterMs,
+    onAttempt: (outcome, latencyMs) => {
+      parts.metrics.subscriptionAttempts.inc({ outcome });
+      parts.metrics.subscriptionDeliveryDuration.observe({ outcome }, latencyMs / 1000);
+    },
+    onDisabled: (reason) => parts.metrics.subscriptionsDisabled.inc({ reason }),
   });
   dispatcher.start();
   webhooks.start();

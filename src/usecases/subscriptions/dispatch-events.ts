@@ -33,6 +33,8 @@ export interface DispatchRound {
   readonly events: number;
   /** The cursor moved to the end of a full batch: there may be more at once. */
   readonly more: boolean;
+  /** Events written, by event status (metrics). */
+  readonly byStatus: Readonly<Record<string, number>>;
 }
 
 /** One transaction: reads a batch after the cursor, writes its events, moves the cursor. */
@@ -46,7 +48,7 @@ export async function dispatchOnce(
   return db.transaction(async (tx) => {
     const cursor = await lockDispatchCursor(tx);
     const end = await feedBatchEnd(tx, cursor, batch);
-    if (end.last === null) return { events: 0, more: false };
+    if (end.last === null) return { events: 0, more: false, byStatus: {} };
     const changes = await subscribedChanges(tx, cursor, end.last);
     const events: NewSubscriptionEvent[] = [];
     let upTo = end.last;
@@ -74,7 +76,12 @@ export async function dispatchOnce(
     const kept = events.filter((e) => e.score <= upTo);
     const written = await insertSubscriptionEvents(tx, kept, now);
     if (upTo > cursor) await moveDispatchCursor(tx, upTo);
-    return { events: written, more: upTo === end.last && end.count === batch };
+    // The cursor's lock means each change is read once, so the unique key drops none of these:
+    // what was kept is what was written (were it not, the round counts by status none of them).
+    const byStatus: Record<string, number> = {};
+    if (written === kept.length)
+      for (const e of kept) byStatus[e.status ?? 'none'] = (byStatus[e.status ?? 'none'] ?? 0) + 1;
+    return { events: written, more: upTo === end.last && end.count === batch, byStatus };
   });
 }
 
@@ -93,6 +100,8 @@ export function createDispatcher(options: {
   readonly settings?: DispatchSettings;
   /** Told after each round (liveness) and of the events it wrote. */
   readonly onRound?: (events: number) => void;
+  /** Told after each transaction of the events it wrote, by event status (metrics). */
+  readonly onWritten?: (byStatus: Readonly<Record<string, number>>) => void;
 }): Dispatcher {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
@@ -103,6 +112,7 @@ export function createDispatcher(options: {
     for (;;) {
       const round = await dispatchOnce(options.db, options.now(), options.settings);
       total += round.events;
+      if (round.events > 0) options.onWritten?.(round.byStatus);
       if (!round.more || stopped) return total;
     }
   }
