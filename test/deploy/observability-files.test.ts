@@ -122,6 +122,8 @@ describe('deploy/prometheus and deploy/grafana', () => {
       'TokenproxyProcessDown',
       'TokenproxyProcessRestarting',
       'TokenproxyRoleNotReady',
+      'TokenproxySubscriptionBacklog',
+      'TokenproxySubscriptionDeliveriesFailing',
       'TokenproxySupplyImbalance',
       'TokenproxyTicketsStuckBroadcasting',
       'TokenproxyTicketsStuckSuccess',
