@@ -9,7 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createSubscriptionDeliverer } from '../../src/callbacks/subscription-deliverer.js';
-import { attemptsOfEvent, subscriptionEventPage } from '../../src/store/subscriptions/subscription-events.js';
+import {
+  attemptsOfEvent,
+  subscriptionEventPage,
+} from '../../src/store/subscriptions/subscription-event-replay.js';
 import { subscriptionById } from '../../src/store/subscriptions/subscriptions-store.js';
 import { dispatchOnce } from '../../src/usecases/subscriptions/dispatch-events.js';
 import {

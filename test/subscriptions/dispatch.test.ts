@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
 import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
-import { subscriptionEventPage } from '../../src/store/subscriptions/subscription-events.js';
+import { subscriptionEventPage } from '../../src/store/subscriptions/subscription-event-replay.js';
 import { dispatchCursor } from '../../src/store/subscriptions/subscription-feed.js';
 import { addressesOfSubscription } from '../../src/store/subscriptions/subscriptions-store.js';
 import type { AddressEventPayload } from '../../src/usecases/subscriptions/address-event.js';

@@ -18,7 +18,7 @@ import {
   type SubscriptionEventInfo,
   subscriptionEventByWebhookId,
   subscriptionEventPage,
-} from '../../store/subscriptions/subscription-events.js';
+} from '../../store/subscriptions/subscription-event-replay.js';
 import {
   addressesOfSubscription,
   type SubscriptionRow,

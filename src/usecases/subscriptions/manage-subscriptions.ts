@@ -7,10 +7,10 @@ import { seal } from '../../crypto/secret-box.js';
 import type { Db } from '../../store/db/db.js';
 import {
   feedEnd,
-  insertSubscriptionEvents,
   redeliverSubscriptionEvent,
   type SubscriptionEventInfo,
-} from '../../store/subscriptions/subscription-events.js';
+} from '../../store/subscriptions/subscription-event-replay.js';
+import { insertSubscriptionEvents } from '../../store/subscriptions/subscription-events.js';
 import {
   changeAddresses,
   deleteSubscription,
