@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { composeWritePath } from './compose-write-path.js';
 import {
   type Config,
   ConfigError,
@@ -44,13 +45,7 @@ import { openPostgresDb } from './store/db/postgres-db.js';
 import { releaseAllFundingLeases } from './store/funding/funding-leases.js';
 import { migrate } from './store/migrate.js';
 import type { ApiContext, ServiceContext } from './usecases/context.js';
-import { createBroadcastQueue } from './usecases/submit/broadcast-queue.js';
-import {
-  type CommitterSettings,
-  createSubmissionCommitter,
-  type SubmissionCommitter,
-} from './usecases/submit/submission-committer.js';
-import { createSubmissionPipeline, type PipelineSettings } from './usecases/submit/submission-pipeline.js';
+import type { SubmissionCommitter } from './usecases/submit/submission-committer.js';
 import {
   devnetFundingCoin,
   type FundingCoin,
@@ -58,8 +53,8 @@ import {
   loadTokenSettings,
   type TokenSettings,
 } from './usecases/supply/deploy-token.js';
-import { applyLedgerStatus, applyLedgerStatuses } from './usecases/track/apply-ledger-status.js';
-import { createWriterLink, type WriterLink } from './writer/writer-link.js';
+import { applyLedgerStatus } from './usecases/track/apply-ledger-status.js';
+import type { WriterLink } from './writer/writer-link.js';
 
 /** Satoshis the devnet's genesis coinbase pays the funding key: 100 coins. */
 const DEVNET_GENESIS_SATOSHIS = 10_000_000_000n;
@@ -93,11 +88,6 @@ export function apiContextOf(parts: Pick<Parts, 'api'>): ApiContext {
     throw new Error('the api role needs the api context: compose the parts with the api role');
   return parts.api;
 }
-
-/** How often an api process looks the writer up again, and passes a failed one by, ms. */
-const WRITER_REFRESH_MS = 2_000;
-/** How long an api process waits for the writer's answer before writing the batch itself, ms. */
-const WRITER_TIMEOUT_MS = 10_000;
 
 export async function composeParts(
   config: Config,
@@ -261,62 +251,17 @@ export async function composeParts(
         counted: controlMetrics(metrics.registry),
       },
     };
-    // Processes answering transfers write them in batches (docs/adr/0002-batched-write-path.md)
-    // and broadcast them in batches (both closed by the service's stop). With a writer in the
-    // deployment (ADR 0007), an api process sends both kinds of writes to it instead.
-    const runsApi = config.roles.includes('api');
-    const runsWriter = config.roles.includes('writer');
-    const observe = (stage: 'lookup' | 'commit', size: number, seconds: number, ok: boolean) => {
-      metrics.batchSize.observe({ stage }, size);
-      metrics.batchDuration.observe({ stage, outcome: ok ? 'ok' : 'error' }, seconds);
-    };
-    const committer =
-      runsApi || runsWriter
-        ? createSubmissionCommitter({
-            db,
-            now,
-            log: logger,
-            settings: committerSettingsOf(config, db),
-            observe,
-          })
-        : null;
-    const writerLink =
-      runsApi && !runsWriter && committer !== null && db.dialect === 'postgres'
-        ? createWriterLink({
-            db,
-            now,
-            log: logger,
-            local: {
-              commit: (s) => committer.add(s),
-              applyUpdates: (updates) => applyLedgerStatuses(base, updates),
-            },
-            settings: { refreshMs: WRITER_REFRESH_MS, timeoutMs: WRITER_TIMEOUT_MS },
-            approverKey: keys.approver,
-          })
-        : null;
-    if (writerLink !== null) {
-      closers.unshift(() => writerLink.close());
-      await writerLink.refresh();
-    }
-    const api: ApiContext | null =
-      runsApi && committer !== null
-        ? {
-            ...base,
-            broadcasts: createBroadcastQueue(
-              base,
-              writerLink === null ? {} : { apply: (updates) => writerLink.applyUpdates(updates) },
-            ),
-            submissions: createSubmissionPipeline({
-              db,
-              now,
-              log: logger,
-              settings: pipelineSettingsOf(config, db, identity.leaseOwner('funding')),
-              keys: base.keys,
-              commit: writerLink === null ? (s) => committer.add(s) : (s) => writerLink.commit(s),
-              observe,
-            }),
-          }
-        : null;
+    const { committer, writerLink, api } = await composeWritePath({
+      config,
+      db,
+      logger,
+      metrics,
+      base,
+      approverKey: keys.approver,
+      fundingOwner: identity.leaseOwner('funding'),
+      now,
+      closers,
+    });
     const ctx: ServiceContext = api ?? base;
     // The funding leases an earlier run of this instance left are back before it serves.
     await api?.submissions.funding.started();
@@ -362,40 +307,6 @@ export function tokenConfigOf(token: TokenSettings, config: Config): TokenConfig
       maxOutputs: config.maxOutputs,
       maxDataBytes: 512,
     },
-  };
-}
-
-/**
- * The committer's settings. PGlite runs one transaction at a time on the main thread: a lone
- * submission waits 2 ms for company (nothing arrives while a transaction runs); across a socket
- * a short window and natural batching form the batches.
- */
-function committerSettingsOf(config: Config, db: Db): CommitterSettings {
-  return {
-    maxBatch: config.submissionBatchMax,
-    maxInFlight: config.submissionBatchesInFlight,
-    windowMs: config.submissionWindowMs ?? (db.dialect === 'pglite' ? 2 : 4),
-    leaseMs: config.fundingLeaseMs,
-  };
-}
-
-/** The submission pipeline's settings: its look-ups batch as the committer does. */
-function pipelineSettingsOf(config: Config, db: Db, fundingOwner: string): PipelineSettings {
-  const { maxBatch, maxInFlight, windowMs } = committerSettingsOf(config, db);
-  return {
-    maxBatch,
-    maxInFlight,
-    windowMs,
-    cosignThreads: config.cosignThreads,
-    funding: {
-      leaseMs: config.fundingLeaseMs,
-      keepEveryMs: config.fundingLeaseKeepMs,
-      minLeased: config.fundingLeaseMinOutputs,
-      maxLeased: config.fundingLeaseMaxOutputs,
-      refillWaitMs: config.fundingRefillWaitMs,
-      owner: fundingOwner,
-    },
-    share: { sharePercent: config.fundingKeySharePercent, lowWater: config.fundingPoolLowWater },
   };
 }
 
