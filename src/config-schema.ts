@@ -3,7 +3,9 @@
 // generated from this file; env variables and flags derive from the names.
 import { type Static, Type } from 'typebox';
 import { APPROVAL_SETTINGS } from './config-approvals.js';
+import { FUNDING_SETTINGS } from './config-funding.js';
 import { InstanceNameSetting } from './config-instance.js';
+import { RATE_LIMIT_SETTINGS } from './config-rate-limits.js';
 import { SUBSCRIPTION_SETTINGS } from './config-subscriptions.js';
 
 const Url = (description: string, secret?: 'password') =>
@@ -201,32 +203,7 @@ export const ConfigSchema = Type.Object(
       description:
         "Origins browser wallets may call the public API from ('*': any; empty: no CORS). Never the admin or console routes.",
     }),
-    rateLimitEnabled: Type.Boolean({ default: true, description: 'Answer 429 above the rate limits.' }),
-    rateLimitWindowMs: Type.Integer({
-      minimum: 1000,
-      default: 60_000,
-      description: 'Rate limit window, ms.',
-    }),
-    rateLimitAlgorithm: Type.Enum(['fixed', 'sliding'], {
-      default: 'sliding',
-      description: 'Rate limit window: fixed, or sliding (the previous window weighed in).',
-    }),
-    rateLimitStoreDown: Type.Enum(['local', 'refuse'], {
-      default: 'local',
-      description:
-        "What rate limits do while Redis (redisUrl) is out of reach after the start: 'local' counts in each process alone (a client may get its limit once per api process), 'refuse' answers 503 NOT_READY to what the limits cover. Said in the log and in tokenproxy_rate_limit_store_up.",
-    }),
-    rateLimitPerKey: Count(
-      1200,
-      'Requests per window per API key without a limit of its own (`tokenproxy keys limit`).',
-    ),
-    rateLimitAnonymous: Count(120, 'Requests per window per anonymous client IP.'),
-    rateLimitAnswerBytes: Type.Integer({
-      minimum: 0,
-      default: 65_536,
-      description:
-        "An answer counts once more against its caller's rate limit per this many bytes it took beyond the first (0: answers count as one request whatever their size).",
-    }),
+    ...RATE_LIMIT_SETTINGS,
     callbackTimeoutMs: Type.Integer({
       minimum: 1000,
       maximum: 30_000,
@@ -301,65 +278,7 @@ export const ConfigSchema = Type.Object(
       default: 60_000,
       description: "How long the ledger's fee rate is reused before it is asked again, ms.",
     }),
-    fundingPoolLowWater: Count(
-      100,
-      'Least low-water mark of the funding pool: the tracker refills the pool from the reserve below the mark, which rises with the demand it measures (10 s of it), and warns below this one when it cannot refill.',
-    ),
-    fundingPoolLowWaterMax: Count(
-      5000,
-      'Most low-water mark of the funding pool, whatever the demand measured.',
-    ),
-    fundingSplitMinOutputs: Count(
-      470,
-      'Least funding outputs one refill (a split of a reserve output) makes; a split makes a minute of the demand measured.',
-    ),
-    fundingSplitMaxOutputs: Count(
-      5000,
-      'Most funding outputs one refill makes, whatever the demand measured.',
-    ),
-    fundingPoolCheckMs: Type.Integer({
-      minimum: 50,
-      default: 500,
-      description:
-        "How often the tracker looks at the funding pool's level, ms (in its own process it also looks whenever transfers lease outputs).",
-    }),
-    fundingKeySharePercent: Type.Integer({
-      minimum: 1,
-      maximum: 100,
-      default: 50,
-      description:
-        'While the funding pool is below fundingPoolLowWater, an API key that took at least this share of the funding outputs an api process handed out in the last 10 s (and at least 8) is refused 429 FUNDING_SHARE_EXCEEDED, so one key cannot starve the others; 100: never.',
-    }),
-    fundingRefillWaitMs: Type.Integer({
-      minimum: 0,
-      default: 3000,
-      description:
-        'How long a transfer that finds the funding pool dry waits for a refill before it is refused (503 FUNDING_EXHAUSTED), ms.',
-    }),
-    fundingRefillMs: Type.Integer({
-      minimum: 100,
-      default: 5000,
-      description:
-        'How often the tracker notices payments to the funding address and checks the low-pool alert, ms; also the Retry-After of a 503 (in seconds, rounded up).',
-    }),
-    fundingAlertMs: Type.Integer({
-      minimum: 1000,
-      default: 300_000,
-      description: 'Least time between two "funding pool low" warnings in the log, ms.',
-    }),
-    fundingLeaseMs: Type.Integer({
-      minimum: 1000,
-      default: 60_000,
-      description:
-        "How long a process's lease on funding outputs lasts unless renewed, ms (longer than fundingLeaseKeepMs).",
-    }),
-    fundingLeaseKeepMs: Type.Integer({
-      minimum: 100,
-      default: 2000,
-      description: 'How often a process renews its funding leases and fits its share to demand, ms.',
-    }),
-    fundingLeaseMinOutputs: Count(4, 'Fewest funding outputs a process keeps leased once transfers come.'),
-    fundingLeaseMaxOutputs: Count(512, 'Most funding outputs a process keeps leased.'),
+    ...FUNDING_SETTINGS,
     submissionBatchMax: Count(
       256,
       'Most transfers written in one database transaction (docs/adr/0002-batched-write-path.md).',
