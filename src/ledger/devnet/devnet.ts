@@ -33,10 +33,10 @@ import {
   type ReorgOptions,
   type ReorgResult,
 } from './devnet-types.js';
+import { blockInfoOf, blockOf, checkReorg, footprintOf, utxosOf } from './devnet-views.js';
 import { txidOf } from './hashing.js';
 import type { Journal, LinePos } from './journal.js';
-import { scriptTag } from './live-outputs.js';
-import { decodeSubmission, type ParsedTx, parseRawTransaction } from './tx-format.js';
+import { decodeSubmission, type ParsedTx } from './tx-format.js';
 import { validateTransaction } from './tx-validation.js';
 
 export * from './devnet-types.js';
@@ -166,27 +166,7 @@ class EmbeddedDevnet implements Devnet {
 
   async reorg(depth: number, opts: ReorgOptions = {}): Promise<ReorgResult> {
     this.ensureOpen();
-    const tipHeight = this.state.tip!.height;
-    if (!Number.isSafeInteger(depth) || depth < 1 || depth > tipHeight) {
-      throw new RangeError(`depth must be between 1 and ${tipHeight} (the genesis block stays)`);
-    }
-    const disconnected = Array.from({ length: depth }, (_, i) => this.blockInfo(tipHeight - i));
-    const inDisconnected = new Set(disconnected.flatMap((b) => b.txids));
-    for (const txid of opts.drop ?? []) {
-      if (!inDisconnected.has(txid) && !this.state.mempool.has(txid)) {
-        throw new RangeError(`cannot drop ${txid}: not in the mempool nor in the last ${depth} blocks`);
-      }
-    }
-    if (opts.leaveInMempool === true && (opts.include ?? []).length > 0) {
-      throw new RangeError(
-        'include mines transactions in the new chain; leaveInMempool leaves its blocks empty',
-      );
-    }
-    const include: ParsedTx[] = (opts.include ?? []).map((raw) => {
-      const decoded = decodeSubmission(raw);
-      if (!decoded.ok) throw new RangeError(decoded.reason);
-      return decoded.tx;
-    });
+    const { disconnected, include } = checkReorg(this.state, depth, opts);
     const evicted: string[] = [];
     const included: BroadcastResult[] = [];
     const connected: MinedBlock[] = [];
@@ -231,52 +211,15 @@ class EmbeddedDevnet implements Devnet {
   }
 
   block(height: number): DevnetBlock | undefined {
-    const header = this.state.headers.at(height);
-    if (header === undefined) return undefined;
-    return { ...this.blockInfo(height), header: Buffer.from(header.header).toString('hex') };
+    return blockOf(this.state, height);
   }
 
   footprint(): DevnetFootprint {
-    return {
-      headers: this.state.headers.length,
-      utxos: this.state.utxo.size,
-      hotCoins: this.state.utxo.hotSize,
-      mempool: this.state.mempool.size,
-      mempoolSpends: this.state.mempoolSpends.size,
-      recentBlocks: this.state.history.recentBlocks,
-      rejected: this.state.rejected.size,
-      doubleSpends: this.state.doubleSpends.size,
-      replayedAtOpen: this.store.replayed,
-    };
+    return footprintOf(this.state, this.store.replayed);
   }
 
   utxos(lockedBy?: Uint8Array): DevnetUtxo[] {
-    // A cold coin is read back from its transaction, each parent read once for the listing; with
-    // `lockedBy`, only the coins whose script's tag matches are read.
-    const parents = new Map<string, ParsedTx>();
-    const tag = lockedBy === undefined ? undefined : scriptTag(lockedBy);
-    const listed = [...this.state.utxo.outpoints(tag)].map(([op]): DevnetUtxo => {
-      const sep = op.indexOf(':');
-      const txid = op.slice(0, sep);
-      const vout = Number(op.slice(sep + 1));
-      const hot = this.state.utxo.hot(op);
-      if (hot !== undefined) return { txid, vout, satoshis: hot.satoshis, lockingScript: hot.script.slice() };
-      let parent = parents.get(txid);
-      if (parent === undefined) {
-        parent = parseRawTransaction(this.state.history.rawOf(txid)!);
-        parents.set(txid, parent);
-      }
-      const out = parent.tx.outputs[vout]!;
-      return {
-        txid,
-        vout,
-        satoshis: BigInt(out.satoshis ?? 0),
-        lockingScript: out.lockingScript.toUint8Array().slice(),
-      };
-    });
-    return lockedBy === undefined
-      ? listed
-      : listed.filter((u) => Buffer.from(u.lockingScript).equals(Buffer.from(lockedBy)));
+    return utxosOf(this.state, lockedBy);
   }
 
   mempoolTxids(): string[] {
@@ -380,9 +323,7 @@ class EmbeddedDevnet implements Devnet {
   }
 
   private blockInfo(height: number): MinedBlock {
-    const header = this.state.headers.at(height)!;
-    const { txids } = this.state.history.block(height);
-    return { height, hash: header.hash, time: header.time, txids: [...txids] };
+    return blockInfoOf(this.state, height);
   }
 
   private blockTime(): number {
