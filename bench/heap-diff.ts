@@ -2,6 +2,10 @@
 // objects by constructor (strings by shape: txids, outpoints, hex), count and self size in each,
 // and the difference, largest growth first. Self sizes, not retained sizes: enough to see which
 // kind of object accumulates, and the devnet's live outputs show by their LockingScripts.
+// The JIT's output is split out: objects of snapshot type "code" (optimized code, and its deopt
+// data, relocation info, source position tables, feedback vectors). Only the code objects sit
+// in V8's code spaces, which is all bench:soak names "compiled code"; the rest live in old space
+// and count as heap there, so a heap that grows only by warming up reads here as JIT growth.
 //   node --max-old-space-size=8000 --import tsx bench/heap-diff.ts from.heapsnapshot to.heapsnapshot [transfers]
 import { readFileSync } from 'node:fs';
 
@@ -142,7 +146,11 @@ const rows = diff(fromTally.byKind, toTally.byKind);
 const total = rows.reduce((s, r) => s + r.size, 0);
 const per = (v: number) =>
   transfers > 0 ? ` (${((v / transfers) * 1000).toFixed(0)} per 1,000 transfers)` : '';
+const jit = rows.filter((r) => r.key.startsWith('(code)')).reduce((s, r) => s + r.size, 0);
 console.log(`self size growth, all objects: ${(total / 1024 / 1024).toFixed(2)} MB${per(total)}`);
+console.log(
+  `  of which the JIT's (type code: code, deopt data, relocation info, feedback): ${(jit / 1024 / 1024).toFixed(2)} MB${per(jit)}; the rest: ${((total - jit) / 1024 / 1024).toFixed(2)} MB${per(total - jit)}`,
+);
 console.log('growth by constructor, largest first (count delta, self-size delta in KB):');
 for (const r of rows.slice(0, 40))
   console.log(
