@@ -4,7 +4,7 @@
 // twice, one event per change) and verify with standardwebhooks. Runs only when
 // TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
@@ -33,6 +33,8 @@ describe('address webhooks on three deliverer instances and one PostgreSQL', {
     for (let i = 0; i < 3; i++)
       await world.start('deliverer', ['--callback-allow', '127.0.0.1', '--subscription-poll-ms', '20']);
   });
+  // The receiver's listening socket would otherwise keep the file's process alive after its tests.
+  after(() => receiver?.close());
 
   it('each change is one event, delivered once, whichever instance made and sent it', async () => {
     const { parts } = api.service;
