@@ -24,7 +24,7 @@ import { eventBody } from './event-body.js';
 import { outboxWriter } from './outbox-writer.js';
 import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
-import { nextRetry, parseRetryAfter } from './retry-schedule.js';
+import { attemptVerdict } from './retry-schedule.js';
 import { webhookHeaders } from './signer.js';
 import { SigningKeys } from './signing-keys.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
@@ -209,20 +209,11 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     result: Exclude<SendResult, { kind: 'aborted' }>,
     at: Date,
   ): AttemptOutcome {
-    if (result.kind === 'answered') {
-      if (result.status >= 200 && result.status < 300) return { kind: 'delivered' };
-      if (result.status === 410) return { kind: 'gone' };
-    }
-    const decision = nextRetry(
-      {
-        failures: event.attempts + 1,
-        firstAttemptAt: event.firstAttemptAt ?? at,
-        now: at,
-        retryAfterMs: result.kind === 'answered' ? parseRetryAfter(result.retryAfter, at) : undefined,
-      },
+    const answer = result.kind === 'answered' ? result : undefined;
+    return attemptVerdict(
+      { answer, attemptsBefore: event.attempts, firstAttemptAt: event.firstAttemptAt, at },
       random,
     );
-    return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
   }
 
   /** The events an earlier run of this owner held go back to the outbox (start()). */

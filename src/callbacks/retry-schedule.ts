@@ -50,3 +50,39 @@ export function nextRetry(failed: FailedAttempt, random: () => number): RetryDec
   const delay = Math.max(backoffDelayMs(failed.failures, random), asked);
   return { kind: 'retry', at: new Date(failed.now.getTime() + delay) };
 }
+
+/** What an attempt's end means for its event: callbacks and address webhooks alike. */
+export type AttemptVerdict =
+  | { readonly kind: 'delivered' }
+  | { readonly kind: 'retry'; readonly at: Date }
+  | { readonly kind: 'failed' }
+  | { readonly kind: 'gone' };
+
+export interface EndedAttempt {
+  /** The receiver's answer, or undefined when there was none (refused, timed out, reset). */
+  readonly answer: { readonly status: number; readonly retryAfter: string | undefined } | undefined;
+  /** Attempts made before this one. */
+  readonly attemptsBefore: number;
+  /** When the first attempt was made (null: this is the first). */
+  readonly firstAttemptAt: Date | null;
+  readonly at: Date;
+}
+
+/** A 2xx is delivered and a 410 gone; anything else is retried on the schedule, or failed. */
+export function attemptVerdict(ended: EndedAttempt, random: () => number): AttemptVerdict {
+  const { answer, at } = ended;
+  if (answer !== undefined) {
+    if (answer.status >= 200 && answer.status < 300) return { kind: 'delivered' };
+    if (answer.status === 410) return { kind: 'gone' };
+  }
+  const decision = nextRetry(
+    {
+      failures: ended.attemptsBefore + 1,
+      firstAttemptAt: ended.firstAttemptAt ?? at,
+      now: at,
+      retryAfterMs: answer === undefined ? undefined : parseRetryAfter(answer.retryAfter, at),
+    },
+    random,
+  );
+  return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
+}

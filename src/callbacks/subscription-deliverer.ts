@@ -20,7 +20,7 @@ import {
 } from '../store/subscriptions/subscription-events.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
 import { ReceiverSlots } from './receiver-slots.js';
-import { nextRetry, parseRetryAfter } from './retry-schedule.js';
+import { attemptVerdict } from './retry-schedule.js';
 import { webhookHeaders } from './signer.js';
 import { SigningKeys } from './signing-keys.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
@@ -150,20 +150,11 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     result: Exclude<SendResult, { kind: 'aborted' }>,
     at: Date,
   ): SubscriptionOutcome {
-    if (result.kind === 'answered') {
-      if (result.status >= 200 && result.status < 300) return { kind: 'delivered' };
-      if (result.status === 410) return { kind: 'gone' };
-    }
-    const decision = nextRetry(
-      {
-        failures: event.attempts + 1,
-        firstAttemptAt: event.firstAttemptAt ?? at,
-        now: at,
-        retryAfterMs: result.kind === 'answered' ? parseRetryAfter(result.retryAfter, at) : undefined,
-      },
+    const answer = result.kind === 'answered' ? result : undefined;
+    return attemptVerdict(
+      { answer, attemptsBefore: event.attempts, firstAttemptAt: event.firstAttemptAt, at },
       random,
     );
-    return decision.kind === 'retry' ? { kind: 'retry', at: decision.at } : { kind: 'failed' };
   }
 
   /** Leases into the free room; the number leased and asked for. */

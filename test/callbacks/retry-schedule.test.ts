@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
+  attemptVerdict,
   backoffDelayMs,
   JITTER,
   nextRetry,
@@ -78,5 +79,31 @@ describe('retry schedule', () => {
     assert.equal(parseRetryAfter(undefined, T0), undefined);
     assert.equal(parseRetryAfter('soon', T0), undefined);
     assert.equal(parseRetryAfter('-5', T0), undefined);
+  });
+
+  it("judges an attempt's end: 2xx delivered, 410 gone, else retried until the window closes", () => {
+    const ended = (
+      answer: { status: number; retryAfter?: string } | undefined,
+      attemptsBefore = 0,
+      first = T0,
+    ) =>
+      attemptVerdict(
+        {
+          answer: answer === undefined ? undefined : { status: answer.status, retryAfter: answer.retryAfter },
+          attemptsBefore,
+          firstAttemptAt: attemptsBefore === 0 ? null : first,
+          at: T0,
+        },
+        () => 0.5,
+      );
+    assert.deepEqual(ended({ status: 204 }), { kind: 'delivered' });
+    assert.deepEqual(ended({ status: 410 }), { kind: 'gone' });
+    assert.deepEqual(ended({ status: 503, retryAfter: '120' }), {
+      kind: 'retry',
+      at: new Date(T0.getTime() + 120_000),
+    });
+    assert.deepEqual(ended(undefined), { kind: 'retry', at: new Date(T0.getTime() + RETRY_DELAYS_MS[0]!) });
+    assert.deepEqual(ended(undefined, 3, new Date(T0.getTime() - RETRY_WINDOW_MS)), { kind: 'failed' });
+    assert.deepEqual(ended({ status: 410 }, 3, new Date(T0.getTime() - RETRY_WINDOW_MS)), { kind: 'gone' });
   });
 });
