@@ -12,14 +12,7 @@
 // proposal-execute event; at the end the audit clean and the store and ledger in agreement.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { txidOf } from '../../src/crypto/txid.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import type { Db } from '../../src/store/db/db.js';
@@ -30,50 +23,10 @@ import { sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 import { expectNoTicketLost, expectStoreAndLedgerAgree } from './invariants.js';
+import { hangArc, holdLock, killableApi, watchDatabase } from './killable-api.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The killed executor's lease: the restarted process completes the proposal once it runs out. */
 const LEASE_MS = 2_000;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-/** A server on ARC's port that takes every connection and never answers: ARC hanging. */
-async function hangOn(port: number): Promise<{ close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-  return {
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
-/** A connection of the test's own holding `lock` in an open transaction until released. */
-async function holdLock(url: string, lock: string): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query(lock);
-  return {
-    async release() {
-      await client.query('ROLLBACK');
-      await client.end();
-    },
-  };
-}
 
 interface ProposalAnswer {
   id: string;
@@ -87,55 +40,16 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
   skip: testDatabaseUrl === undefined,
 }, () => {
   const world = sharedWorld('proposal kill');
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-proposal-kill-'));
-  let child: ChildProcess | null = null;
-  let watcher: pg.Client | null = null;
-
-  const startApi = async (port: number): Promise<ChildProcess> => {
-    const started = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--roles',
-        'api',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--log-level',
-        'error',
-        '--database-url',
-        world.databaseUrl,
-        '--no-rate-limit-enabled',
-        '--proposal-execution-lease-ms',
-        String(LEASE_MS),
-        ...world.ledger.flags,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    await eventually(
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-        return res?.ok === true ? true : undefined;
-      },
-      'the api process answers',
-      600,
-    );
-    return started;
-  };
-  const kill = async () => {
-    const dying = child!;
-    dying.kill('SIGKILL');
-    if (dying.exitCode === null && dying.signalCode === null) await new Promise((r) => dying.once('exit', r));
-  };
+  const api = killableApi(
+    'proposal-kill',
+    () => world.databaseUrl,
+    () => ['--proposal-execution-lease-ms', String(LEASE_MS), ...world.ledger.flags],
+  );
+  let watcher: Awaited<ReturnType<typeof watchDatabase>> | null = null;
 
   after(async () => {
-    if (child !== null && child.exitCode === null) child.kill('SIGKILL');
+    api.close();
     await watcher?.end();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('each crash point: completed after the restart, one mint, one execution; audit clean', async () => {
@@ -147,15 +61,11 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
     const keyA = await made('proposal kill admin A');
     const keyB = await made('proposal kill admin B');
     // Reads on a connection of their own: the locks below stall the tracker's pool, not these.
-    watcher = new pg.Client({ connectionString: world.databaseUrl });
-    watcher.on('error', () => undefined);
-    await watcher.connect();
-    const read = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-      (await watcher!.query<T>(sql, params)).rows;
-    const port = await freePort();
-    child = await startApi(port);
+    watcher = await watchDatabase(world.databaseUrl);
+    const read = watcher.read;
+    await api.start();
     const call = (key: string, method: string, path: string, body?: unknown) =>
-      fetch(`http://127.0.0.1:${port}${path}`, {
+      fetch(`${api.url}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${key}`,
@@ -206,7 +116,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
       );
     /** Killed while executing: the approval cut, the proposal left approved. */
     const killed = async (id: string, inFlight: ReturnType<typeof approve>) => {
-      await kill();
+      await api.kill();
       assert.equal((await inFlight).kind, 'cut', 'killed before answering');
       assert.equal(await stateOf(id), 'approved', 'killed before the execution was recorded');
     };
@@ -282,16 +192,14 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
       await killed(p.id, inFlight);
       await lock.release();
       assert.equal(await tickets(), p.tickets0, 'nothing submitted');
-      child = await startApi(port);
+      await api.start();
       await completed(p);
     }
 
     // 2. The mint's ticket committed, its broadcast waiting on ARC.
     {
       const p = await propose();
-      const arcPort = Number(new URL(world.ledger.arcUrl).port);
-      await world.ledger.arcDown();
-      const hanging = await hangOn(arcPort);
+      const hanging = await hangArc(world.ledger);
       const inFlight = approve(p.id);
       await eventually(
         async () => ((await tickets()) === p.tickets0 + 1 ? true : undefined),
@@ -299,9 +207,8 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
         600,
       );
       await killed(p.id, inFlight);
-      await hanging.close();
-      await world.ledger.arcUp();
-      child = await startApi(port);
+      await hanging.restore();
+      await api.start();
       await completed(p);
     }
 
@@ -333,7 +240,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
       );
       await killed(p.id, inFlight);
       await record.release();
-      child = await startApi(port);
+      await api.start();
       assert.equal(await completed(p), txid);
     }
 
@@ -367,7 +274,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
       JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
     );
     await expectStoreAndLedgerAgree({
-      url: `http://127.0.0.1:${port}`,
+      url: api.url,
       key: keyA,
       db,
       devnet: world.ledger.devnet,

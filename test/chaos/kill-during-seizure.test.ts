@@ -11,14 +11,9 @@
 // every point observed, and at the end the audit clean and the store and ledger in agreement.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { txidOf } from '../../src/crypto/txid.js';
 import { supplyOf } from '../../src/domain/ledger-audit.js';
 import { ADMIN_KEY_FILE } from '../../src/service.js';
@@ -31,100 +26,22 @@ import { sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 import { expectNoTicketLost, expectStoreAndLedgerAgree } from './invariants.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-/** A server on ARC's port that takes every connection and never answers: ARC hanging. */
-async function hangOn(port: number): Promise<{ close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
-  return {
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
-/** A connection of the test's own holding `lock` in an open transaction until released. */
-async function holdLock(url: string, lock: string): Promise<{ release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  await client.query('BEGIN');
-  await client.query(lock);
-  return {
-    async release() {
-      await client.query('ROLLBACK');
-      await client.end();
-    },
-  };
-}
+import { hangArc, holdLock, killableApi, watchDatabase } from './killable-api.js';
 
 describe('chaos: kill -9 of an api process during a seizure', {
   skip: testDatabaseUrl === undefined,
 }, () => {
   const world = sharedWorld('seizure kill');
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-seizure-kill-'));
-  let child: ChildProcess | null = null;
-  let watcher: pg.Client | null = null;
-
-  const startApi = async (port: number): Promise<ChildProcess> => {
-    const started = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--roles',
-        'api',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--log-level',
-        'error',
-        '--database-url',
-        world.databaseUrl,
-        '--no-rate-limit-enabled',
-        ...world.ledger.flags,
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    await eventually(
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
-        return res?.ok === true ? true : undefined;
-      },
-      'the api process answers',
-      600,
-    );
-    return started;
-  };
-  const kill = async () => {
-    const dying = child!;
-    dying.kill('SIGKILL');
-    if (dying.exitCode === null && dying.signalCode === null) await new Promise((r) => dying.once('exit', r));
-  };
+  const api = killableApi(
+    'seizure-kill',
+    () => world.databaseUrl,
+    () => world.ledger.flags,
+  );
+  let watcher: Awaited<ReturnType<typeof watchDatabase>> | null = null;
 
   after(async () => {
-    if (child !== null && child.exitCode === null) child.kill('SIGKILL');
+    api.close();
     await watcher?.end();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('each crash point: the retry answers the one reissue; seized outputs never cosigned; audit clean', async () => {
@@ -132,18 +49,14 @@ describe('chaos: kill -9 of an api process during a seizure', {
     const db: Db = first.service.parts.db;
     const token = first.service.parts.token;
     // Reads on a connection of their own: the locks below stall the tracker's pool, not these.
-    watcher = new pg.Client({ connectionString: world.databaseUrl });
-    watcher.on('error', () => undefined);
-    await watcher.connect();
-    const read = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-      (await watcher!.query<T>(sql, params)).rows;
-    const port = await freePort();
-    child = await startApi(port);
-    const adminKey = existsSync(join(dataDir, ADMIN_KEY_FILE))
-      ? readFileSync(join(dataDir, ADMIN_KEY_FILE), 'utf8').trim()
+    watcher = await watchDatabase(world.databaseUrl);
+    const read = watcher.read;
+    await api.start();
+    const adminKey = existsSync(join(api.dataDir, ADMIN_KEY_FILE))
+      ? readFileSync(join(api.dataDir, ADMIN_KEY_FILE), 'utf8').trim()
       : first.adminKey;
     const admin = (method: string, path: string, body?: unknown) =>
-      fetch(`http://127.0.0.1:${port}${path}`, {
+      fetch(`${api.url}${path}`, {
         method,
         headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
         ...(body !== undefined && { body: JSON.stringify(body) }),
@@ -247,7 +160,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
         'the order prepared',
         600,
       );
-      await kill();
+      await api.kill();
       assert.equal((await inFlight).kind, 'cut', 'killed before answering');
       await lock.release();
       assert.equal(await tickets(), tickets0, 'nothing submitted');
@@ -255,7 +168,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
       await neverCosigned(order.outpoints[0]!);
       await expectBalanced('with the order prepared');
       // Restarted, the process completes the order on its own: no retry needed.
-      child = await startApi(port);
+      await api.start();
       await eventually(
         async () => ((await seizure(order.reference))?.state === 'reissued' ? true : undefined),
         'the restarted process completed the prepared seizure',
@@ -268,26 +181,23 @@ describe('chaos: kill -9 of an api process during a seizure', {
     {
       const order = orders[1]!;
       const tickets0 = await tickets();
-      const arcPort = Number(new URL(world.ledger.arcUrl).port);
-      await world.ledger.arcDown();
-      const hanging = await hangOn(arcPort);
+      const hanging = await hangArc(world.ledger);
       const inFlight = send(order);
       await eventually(
         async () => ((await tickets()) === tickets0 + 1 ? true : undefined),
         'the reissue committed',
         600,
       );
-      await kill();
+      await api.kill();
       assert.equal((await inFlight).kind, 'cut');
-      await hanging.close();
-      await world.ledger.arcUp();
+      await hanging.restore();
       assert.equal(
         (await seizure(order.reference))?.state,
         'prepared',
         'killed before its txid was recorded',
       );
       await expectBalanced('with the reissue committed, not broadcast');
-      child = await startApi(port);
+      await api.start();
       await retried(order, tickets0);
     }
 
@@ -318,7 +228,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
         'the reissue on the ledger',
         600,
       );
-      await kill();
+      await api.kill();
       assert.equal((await inFlight).kind, 'cut');
       await record.release();
       assert.equal(
@@ -327,7 +237,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
         'killed before its txid was recorded',
       );
       await expectBalanced('with the reissue on the ledger, not recorded');
-      child = await startApi(port);
+      await api.start();
       await retried(order, tickets0);
       assert.equal((await seizure(order.reference))?.reissue_txid, txid);
     }
@@ -361,7 +271,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
     );
     assert.ok(report.supply.index.seized > 0n);
     await expectStoreAndLedgerAgree({
-      url: `http://127.0.0.1:${port}`,
+      url: api.url,
       key: adminKey,
       db,
       devnet: world.ledger.devnet,
