@@ -79,10 +79,27 @@ describe('address webhooks end to end', () => {
     const read = await http(t.url, 'GET', `/v2/subscriptions/${subscriptionId}`, { key });
     assert.equal(read.status, 200);
     assert.equal((read.json as Record<string, unknown>).secret, undefined, 'the secret is shown once');
-    assert.equal(
-      (await http(t.url, 'GET', `/v2/subscriptions/${subscriptionId}`, { key: otherKey })).status,
-      404,
-    );
+    // Another wallet's key neither sees nor changes it: every operation answers as if it did not exist.
+    for (const [method, path, body] of [
+      ['GET', '', undefined],
+      ['PATCH', '', { enabled: false }],
+      ['GET', '/addresses', undefined],
+      ['POST', '/addresses', { add: [party('intruder').address] }],
+      ['GET', '/events', undefined],
+      ['DELETE', '', undefined],
+    ] as const) {
+      const answer = await http(t.url, method, `/v2/subscriptions/${subscriptionId}${path}`, {
+        key: otherKey,
+        ...(body !== undefined && { body }),
+      });
+      assert.equal(answer.status, 404, `${method} ${path}: ${answer.text}`);
+    }
+    const still = (await http(t.url, 'GET', `/v2/subscriptions/${subscriptionId}`, { key })).json as {
+      enabled: boolean;
+      addressCount: number;
+    };
+    assert.equal(still.enabled, true);
+    assert.equal(still.addressCount, 2);
 
     for (const url of [
       'http://10.1.2.3/hook',
