@@ -7,75 +7,28 @@
 // it, `reconcile --repair` ingests it from the ledger's bytes, and then the audit equals the one
 // taken before the restore and the ledger's own count and supply, and a second reconcile is clean.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { recomputeOutputs, supplyOf } from '../../src/domain/ledger-audit.js';
-import { createDevnet } from '../../src/ledger/devnet/devnet.js';
 import { transferOf, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
+import { freePort } from '../support/role-process.js';
 import { party } from '../support/token-world.js';
+import {
+  type AuditJson,
+  devnetTransactions,
+  jsonCli,
+  type ReconcileJson,
+  runCli,
+  startService,
+  stopService,
+} from './runbook-cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** What runbook 4 copies out of the data folder while the service is stopped. */
 const KEY_FILES = ['keys.json', 'master.key', 'admin.key'] as const;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
-interface AuditJson {
-  ok: boolean;
-  transactions: number;
-  supply: { index: Record<string, unknown>; recomputed: Record<string, unknown> };
-}
-
-interface Difference {
-  kind: string;
-  txid?: string;
-  refusal?: string | null;
-}
-
-interface ReconcileJson {
-  ok: boolean;
-  coverage: string;
-  differences: Difference[];
-  repaired: { ingested: string[]; fundingSpent: string[]; retracked: string[] };
-  remaining: Difference[];
-}
 
 interface ConfigJson {
   tokenId: string;
@@ -97,64 +50,12 @@ describe('the backup-and-restore runbook on the embedded default (PGlite and the
     rmSync(backupDir, { recursive: true, force: true });
   });
 
-  const start = async (port: number): Promise<ChildProcess> => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--block-interval-ms',
-        '0',
-        '--log-level',
-        'error',
-        '--no-rate-limit-enabled',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-        return res?.ok === true ? true : undefined;
-      },
-      'the service is ready',
-      1_200,
-    );
-    return child;
-  };
-
-  const stop = async (child: ChildProcess): Promise<void> => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  };
+  const start = (port: number): Promise<ChildProcess> => startService(port, dataDir, ['--host', '127.0.0.1']);
 
   it('copy pglite/, mint, put the copy back, reconcile --repair: the audit equals the ledger', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const cli = async (...args: string[]): Promise<{ code: number; json: unknown }> => {
-      const r = await run([...args, '--url', url, '--data-dir', dataDir, '--json']);
-      let json: unknown = null;
-      try {
-        json = JSON.parse(r.stdout);
-      } catch {
-        assert.fail(`tokenproxy ${args.join(' ')} printed no JSON (exit ${r.code}): ${r.stdout} ${r.stderr}`);
-      }
-      return { code: r.code, json };
-    };
-    const ok = async (...args: string[]): Promise<unknown> => {
-      const r = await cli(...args);
-      assert.equal(r.code, 0, `tokenproxy ${args.join(' ')}: ${JSON.stringify(r.json)}`);
-      return r.json;
-    };
+    const { cli, ok } = jsonCli(url, dataDir);
     // PGlite is locked by the service: whether every ticket is mined comes from `status`.
     const allMined = () =>
       eventually(
@@ -201,7 +102,7 @@ describe('the backup-and-restore runbook on the embedded default (PGlite and the
 
     // 2. The backup (runbook 4, "Back up", embedded): stop, copy pglite/ and the key files,
     // start again. devnet/ stays where it is.
-    await stop(service);
+    await stopService(service);
     service = null;
     cpSync(join(dataDir, 'pglite'), join(backupDir, 'pglite'), { recursive: true });
     for (const file of KEY_FILES) cpSync(join(dataDir, file), join(backupDir, file));
@@ -219,15 +120,15 @@ describe('the backup-and-restore runbook on the embedded default (PGlite and the
 
     // 4. Restore (runbook 4, "Restore", embedded): stop; move the current pglite/ aside and put
     // the copy in its place; devnet/ and the key files stay as they are; migrate; start.
-    await stop(service);
+    await stopService(service);
     service = null;
     for (const file of KEY_FILES)
       assert.deepEqual(readFileSync(join(dataDir, file)), readFileSync(join(backupDir, file)), file);
     renameSync(join(dataDir, 'pglite'), join(dataDir, 'pglite.before-restore'));
     cpSync(join(backupDir, 'pglite'), join(dataDir, 'pglite'), { recursive: true });
-    const migrate = await run(['migrate', '--data-dir', dataDir]);
+    const migrate = await runCli(['migrate', '--data-dir', dataDir]);
     assert.equal(migrate.code, 0, migrate.stderr);
-    const status = await run(['migrate', '--status', '--data-dir', dataDir]);
+    const status = await runCli(['migrate', '--status', '--data-dir', dataDir]);
     assert.equal(status.code, 0, `${status.stdout} ${status.stderr}`);
     service = await start(port);
 
@@ -283,33 +184,23 @@ describe('the backup-and-restore runbook on the embedded default (PGlite and the
 
     // 9. The ledger's own count and supply, recomputed from every transaction in devnet/ once
     // the service is stopped: the restore did not rewind the ledger.
-    await stop(service);
+    await stopService(service);
     service = null;
-    const devnet = await createDevnet({ dataDir: join(dataDir, 'devnet'), blockIntervalMs: 0 });
-    try {
-      const txs: { txid: string; raw: Uint8Array }[] = [];
-      for (const block of devnet.blocks())
-        for (const txid of block.txids.slice(1)) {
-          const raw = await devnet.rawTransaction(txid);
-          if (raw !== null) txs.push({ txid, raw });
-        }
-      assert.ok(
-        txs.some((t) => t.txid === lateMint.txid),
-        'devnet/ still holds the late mint',
-      );
-      const outputs = recomputeOutputs(txs, config.tokenId);
-      const tokenTxs = new Set([...outputs.keys()].map((k) => k.slice(0, 64)));
-      assert.equal(
-        tokenTxs.size,
-        audited.transactions,
-        'the index holds every token transaction of the ledger',
-      );
-      const ledger = supplyOf(outputs, config);
-      const index = audited.supply.index as Record<string, { atomic: number }>;
-      for (const part of ['circulating', 'treasury', 'burned', 'redeemed'] as const)
-        assert.equal(String(ledger[part]), String(index[part]!.atomic), part);
-    } finally {
-      await devnet.close();
-    }
+    const txs = await devnetTransactions(join(dataDir, 'devnet'));
+    assert.ok(
+      txs.some((t) => t.txid === lateMint.txid),
+      'devnet/ still holds the late mint',
+    );
+    const outputs = recomputeOutputs(txs, config.tokenId);
+    const tokenTxs = new Set([...outputs.keys()].map((k) => k.slice(0, 64)));
+    assert.equal(
+      tokenTxs.size,
+      audited.transactions,
+      'the index holds every token transaction of the ledger',
+    );
+    const ledger = supplyOf(outputs, config);
+    const index = audited.supply.index as Record<string, { atomic: number }>;
+    for (const part of ['circulating', 'treasury', 'burned', 'redeemed'] as const)
+      assert.equal(String(ledger[part]), String(index[part]!.atomic), part);
   });
 });

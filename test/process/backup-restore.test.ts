@@ -7,72 +7,27 @@
 // reconcile finds nothing, and a mint after the restore is mined.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { recomputeOutputs, supplyOf } from '../../src/domain/ledger-audit.js';
-import { createDevnet } from '../../src/ledger/devnet/devnet.js';
 import { eventually } from '../e2e/support.js';
+import { freePort } from '../support/role-process.js';
 import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
-interface AuditJson {
-  ok: boolean;
-  transactions: number;
-  supply: { index: Record<string, unknown>; recomputed: Record<string, unknown> };
-}
-
-interface Difference {
-  kind: string;
-  txid?: string;
-  refusal?: string | null;
-  outpoint?: string;
-}
-
-interface ReconcileJson {
-  ok: boolean;
-  coverage: string;
-  differences: Difference[];
-  repaired: { ingested: string[]; fundingSpent: string[]; retracked: string[] };
-  remaining: Difference[];
-}
+import {
+  type AuditJson,
+  devnetTransactions,
+  jsonCli,
+  type ReconcileJson,
+  run,
+  runCli,
+  startService,
+  stopService,
+} from './runbook-cli.js';
 
 describe('the backup-and-restore runbook on PostgreSQL and the devnet', {
   skip: testDatabaseUrl === undefined,
@@ -88,73 +43,12 @@ describe('the backup-and-restore runbook on PostgreSQL and the devnet', {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const start = async (databaseUrl: string, port: number): Promise<ChildProcess> => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        'start',
-        '--port',
-        String(port),
-        '--data-dir',
-        dataDir,
-        '--database-url',
-        databaseUrl,
-        '--block-interval-ms',
-        '0',
-        '--log-level',
-        'error',
-        '--no-rate-limit-enabled',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-        return res?.ok === true ? true : undefined;
-      },
-      'the service is ready',
-      1_200,
-    );
-    return child;
-  };
-
-  const stop = async (child: ChildProcess): Promise<void> => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  };
+  const start = (databaseUrl: string, port: number): Promise<ChildProcess> =>
+    startService(port, dataDir, ['--database-url', databaseUrl]);
 
   it('dump, mint, restore, reconcile --repair: the audit equals the ledger', async () => {
     const port = await freePort();
-    const cli = async (...args: string[]): Promise<{ code: number; json: unknown }> => {
-      const r = await run(process.execPath, [
-        '--import',
-        'tsx',
-        'src/cli/entry.ts',
-        ...args,
-        '--url',
-        `http://127.0.0.1:${port}`,
-        '--data-dir',
-        dataDir,
-        '--json',
-      ]);
-      let json: unknown = null;
-      try {
-        json = JSON.parse(r.stdout);
-      } catch {
-        assert.fail(`tokenproxy ${args.join(' ')} printed no JSON (exit ${r.code}): ${r.stdout} ${r.stderr}`);
-      }
-      return { code: r.code, json };
-    };
-    const ok = async (...args: string[]): Promise<unknown> => {
-      const r = await cli(...args);
-      assert.equal(r.code, 0, `tokenproxy ${args.join(' ')}: ${JSON.stringify(r.json)}`);
-      return r.json;
-    };
+    const { cli, ok } = jsonCli(`http://127.0.0.1:${port}`, dataDir);
     const allMined = (url: string) =>
       eventually(
         async () => {
@@ -198,7 +92,7 @@ describe('the backup-and-restore runbook on PostgreSQL and the devnet', {
     assert.equal(before.ok, true);
 
     // 4. Stop; restore the dump into a new database; migrate; start against the same devnet.
-    await stop(service);
+    await stopService(service);
     service = null;
     const second = await freshDatabase(testDatabaseUrl!, 'restore_b');
     dropped.push(second.drop);
@@ -209,16 +103,7 @@ describe('the backup-and-restore runbook on PostgreSQL and the devnet', {
       dumpFile,
     ]);
     assert.equal(restore.code, 0, restore.stderr);
-    const migrate = await run(process.execPath, [
-      '--import',
-      'tsx',
-      'src/cli/entry.ts',
-      'migrate',
-      '--database-url',
-      second.url,
-      '--data-dir',
-      dataDir,
-    ]);
+    const migrate = await runCli(['migrate', '--database-url', second.url, '--data-dir', dataDir]);
     assert.equal(migrate.code, 0, migrate.stderr);
     service = await start(second.url, port);
 
@@ -283,25 +168,15 @@ describe('the backup-and-restore runbook on PostgreSQL and the devnet', {
       mintAddress: string;
       burnAddress: string;
     };
-    await stop(service);
+    await stopService(service);
     service = null;
-    const devnet = await createDevnet({ dataDir: join(dataDir, 'devnet'), blockIntervalMs: 0 });
-    try {
-      const txs: { txid: string; raw: Uint8Array }[] = [];
-      for (const block of devnet.blocks())
-        for (const txid of block.txids.slice(1)) {
-          const raw = await devnet.rawTransaction(txid);
-          if (raw !== null) txs.push({ txid, raw });
-        }
-      const outputs = recomputeOutputs(txs, config.tokenId);
-      const tokenTxs = new Set([...outputs.keys()].map((k) => k.slice(0, 64)));
-      assert.equal(tokenTxs.size, last.transactions, 'the index holds every token transaction of the ledger');
-      const ledger = supplyOf(outputs, config);
-      const index = last.supply.index as Record<string, { atomic: number }>;
-      for (const part of ['circulating', 'treasury', 'burned', 'redeemed'] as const)
-        assert.equal(String(ledger[part]), String(index[part]!.atomic), part);
-    } finally {
-      await devnet.close();
-    }
+    const txs = await devnetTransactions(join(dataDir, 'devnet'));
+    const outputs = recomputeOutputs(txs, config.tokenId);
+    const tokenTxs = new Set([...outputs.keys()].map((k) => k.slice(0, 64)));
+    assert.equal(tokenTxs.size, last.transactions, 'the index holds every token transaction of the ledger');
+    const ledger = supplyOf(outputs, config);
+    const index = last.supply.index as Record<string, { atomic: number }>;
+    for (const part of ['circulating', 'treasury', 'burned', 'redeemed'] as const)
+      assert.equal(String(ledger[part]), String(index[part]!.atomic), part);
   });
 });
