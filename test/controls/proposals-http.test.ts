@@ -6,33 +6,15 @@
 // by each mint, refused above what is left with MINT_ALLOWANCE_EXCEEDED; a raise held back);
 // rejection; the CLI; and every step in the control record and /metrics with its key.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { assertProblem, http, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
+import { cli } from '../support/cli-child.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY =
-  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
-
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args],
-      { cwd: ROOT, env: { ...process.env, TOKENPROXY_DATA_DIR: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 interface ProposalAnswer {
   id: string;

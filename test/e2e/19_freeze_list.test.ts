@@ -4,32 +4,14 @@
 // recorded with who (the admin key id) and why, in an append-only record; status shows what
 // frozen addresses hold. Over a real server on a real port.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { cli } from '../support/cli-child.js';
 import { party } from '../support/token-world.js';
 import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually, startTestService, type TestService } from './support.js';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY =
-  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
-
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args],
-      { cwd: ROOT, env: { ...process.env, TOKENPROXY_DATA_DIR: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 interface FreezeList {
   frozen: { address: string; reason: string; frozenBy: string; balance: { atomic: number } }[];

@@ -3,36 +3,19 @@
 // the screening hook (a fake screener on loopback), each on /v2/transfer and /v1/transfer, and
 // the control record (append-only, with the admin key that made each change).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { cli } from '../support/cli-child.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { type Party, party } from '../support/token-world.js';
 import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
 import { eventually } from './support.js';
 
 const PATHS = ['/v2/transfer', '/v1/transfer'] as const;
-const ROOT = new URL('../..', import.meta.url).pathname;
-const ENTRY =
-  "import { main } from './src/cli/main.ts'; process.exitCode = await main(process.argv.slice(1));";
-
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args],
-      { cwd: ROOT, env: { ...process.env, TOKENPROXY_DATA_DIR: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 /** The limits the suite's service runs with (atomic units). */
 const TRANSFER_LIMIT = 50_000n;
 const DAILY_LIMIT = 80_000n;
