@@ -10,23 +10,19 @@
 //   first, and starts once the first stopped.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../callbacks/webhook-receiver.js';
 import { eventually } from '../e2e/support.js';
 import { type Instance, sharedWorld } from '../support/ledger-world.js';
-import { freePort, startRoleProcess } from '../support/role-process.js';
+import { freePort, spawnRoleProcess, startRoleProcess } from '../support/role-process.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { type ChaosStream, prepareChaosStream, submitTransfer } from './chaos-stream.js';
 import { type Supervised, supervise, type UnexpectedExit } from './supervised-roles.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('a process killed holding leases takes them back when restarted', {
   skip: testDatabaseUrl === undefined,
@@ -181,26 +177,12 @@ describe('a process killed holding leases takes them back when restarted', {
   async function startCapturing(roles: string, extra: readonly string[]) {
     const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-twin-'));
     try {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/entry.ts',
-          'start',
-          '--roles',
-          roles,
-          '--port',
-          String(await freePort()),
-          '--data-dir',
-          dataDir,
-          '--log-level',
-          'silent',
-          '--database-url',
-          world.databaseUrl,
-          ...extra,
-        ],
-        { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+      const child = spawnRoleProcess(
+        roles,
+        world.databaseUrl,
+        extra,
+        { port: await freePort(), dataDir },
+        { logLevel: 'silent', stderr: 'pipe' },
       );
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => {

@@ -34,15 +34,18 @@ export interface RoleProcessPlace {
   readonly dataDir: string;
 }
 
-export async function startRoleProcess(
+/**
+ * `tokenproxy start --roles roles` on the place's port and data folder; stderr to the test's own
+ * unless asked for (`'pipe'`), at `logLevel` (default `error`).
+ */
+export function spawnRoleProcess(
   roles: string,
   databaseUrl: string,
   flags: readonly string[],
-  place?: RoleProcessPlace,
-): Promise<RoleProcess> {
-  const port = place?.port ?? (await freePort());
-  const dataDir = place?.dataDir ?? mkdtempSync(join(tmpdir(), `tokenproxy-${roles.replaceAll(',', '-')}-`));
-  const child = spawn(
+  place: RoleProcessPlace,
+  options: { logLevel?: string; stderr?: 'inherit' | 'pipe' } = {},
+): ChildProcess {
+  return spawn(
     process.execPath,
     [
       '--import',
@@ -52,17 +55,28 @@ export async function startRoleProcess(
       '--roles',
       roles,
       '--port',
-      String(port),
+      String(place.port),
       '--data-dir',
-      dataDir,
+      place.dataDir,
       '--log-level',
-      'error',
+      options.logLevel ?? 'error',
       '--database-url',
       databaseUrl,
       ...flags,
     ],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+    { cwd: ROOT, stdio: ['ignore', 'ignore', options.stderr ?? 'inherit'] },
   );
+}
+
+export async function startRoleProcess(
+  roles: string,
+  databaseUrl: string,
+  flags: readonly string[],
+  place?: RoleProcessPlace,
+): Promise<RoleProcess> {
+  const port = place?.port ?? (await freePort());
+  const dataDir = place?.dataDir ?? mkdtempSync(join(tmpdir(), `tokenproxy-${roles.replaceAll(',', '-')}-`));
+  const child = spawnRoleProcess(roles, databaseUrl, flags, { port, dataDir });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
