@@ -23,7 +23,15 @@ import { sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 import { expectNoTicketLost, expectStoreAndLedgerAgree } from './invariants.js';
-import { hangArc, holdLock, killableApi, watchDatabase } from './killable-api.js';
+import {
+  type DatabaseWatcher,
+  everyTicketAtItsEnd,
+  hangArc,
+  holdLock,
+  killableApi,
+  submittedToLedger,
+  watchDatabase,
+} from './killable-api.js';
 
 /** The killed executor's lease: the restarted process completes the proposal once it runs out. */
 const LEASE_MS = 2_000;
@@ -45,7 +53,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
     () => world.databaseUrl,
     () => ['--proposal-execution-lease-ms', String(LEASE_MS), ...world.ledger.flags],
   );
-  let watcher: Awaited<ReturnType<typeof watchDatabase>> | null = null;
+  let watcher: DatabaseWatcher | null = null;
 
   after(async () => {
     api.close();
@@ -226,18 +234,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
       // Writes to proposals wait from here on (reads do not); then the submission goes ahead.
       const record = await holdLock(world.databaseUrl, 'LOCK TABLE proposals IN EXCLUSIVE MODE');
       await held.release();
-      const txid = await eventually(
-        async () => {
-          const [t] = await read<{ txid: string }>('SELECT txid FROM tickets WHERE submitted_txid = $1', [
-            txidOf(raw),
-          ]);
-          if (t === undefined) return undefined;
-          const status = await world.ledger.devnet.status(t.txid);
-          return status.kind === 'mempool' || status.kind === 'mined' ? t.txid : undefined;
-        },
-        'the mint on the ledger',
-        600,
-      );
+      const txid = await submittedToLedger(watcher, world.ledger.devnet, raw, 'the mint on the ledger');
       await killed(p.id, inFlight);
       await record.release();
       await api.start();
@@ -245,19 +242,7 @@ describe('chaos: kill -9 of an api process executing an approved proposal', {
     }
 
     // The end: everything mined; the audit clean; store and ledger agree, no mint the store lacks.
-    await world.ledger.devnet.mine(1);
-    await eventually(
-      async () =>
-        (
-          await read<{ n: string }>(
-            "SELECT count(*) AS n FROM tickets WHERE status NOT IN ('MINED', 'FAILED')",
-          )
-        )[0]!.n === '0'
-          ? true
-          : undefined,
-      'every ticket at its end',
-      600,
-    );
+    await everyTicketAtItsEnd(watcher, world.ledger.devnet);
     const [executed] = await read<{ n: string }>(
       "SELECT count(*) AS n FROM proposals WHERE state = 'executed'",
     );

@@ -26,7 +26,15 @@ import { sharedWorld } from '../support/ledger-world.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
 import { expectNoTicketLost, expectStoreAndLedgerAgree } from './invariants.js';
-import { hangArc, holdLock, killableApi, watchDatabase } from './killable-api.js';
+import {
+  type DatabaseWatcher,
+  everyTicketAtItsEnd,
+  hangArc,
+  holdLock,
+  killableApi,
+  submittedToLedger,
+  watchDatabase,
+} from './killable-api.js';
 
 describe('chaos: kill -9 of an api process during a seizure', {
   skip: testDatabaseUrl === undefined,
@@ -37,7 +45,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
     () => world.databaseUrl,
     () => world.ledger.flags,
   );
-  let watcher: Awaited<ReturnType<typeof watchDatabase>> | null = null;
+  let watcher: DatabaseWatcher | null = null;
 
   after(async () => {
     api.close();
@@ -216,18 +224,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
       // Writes to seizures wait from here on (reads do not); then the submission goes ahead.
       const record = await holdLock(world.databaseUrl, 'LOCK TABLE seizures IN EXCLUSIVE MODE');
       await held.release();
-      const txid = await eventually(
-        async () => {
-          const [t] = await read<{ txid: string }>('SELECT txid FROM tickets WHERE submitted_txid = $1', [
-            txidOf(raw),
-          ]);
-          if (t === undefined) return undefined;
-          const status = await world.ledger.devnet.status(t.txid);
-          return status.kind === 'mempool' || status.kind === 'mined' ? t.txid : undefined;
-        },
-        'the reissue on the ledger',
-        600,
-      );
+      const txid = await submittedToLedger(watcher, world.ledger.devnet, raw, 'the reissue on the ledger');
       await api.kill();
       assert.equal((await inFlight).kind, 'cut');
       await record.release();
@@ -243,19 +240,7 @@ describe('chaos: kill -9 of an api process during a seizure', {
     }
 
     // The end: everything mined; the audit clean; store and ledger agree, no mint the store lacks.
-    await world.ledger.devnet.mine(1);
-    await eventually(
-      async () =>
-        (
-          await read<{ n: string }>(
-            "SELECT count(*) AS n FROM tickets WHERE status NOT IN ('MINED', 'FAILED')",
-          )
-        )[0]!.n === '0'
-          ? true
-          : undefined,
-      'every ticket at its end',
-      600,
-    );
+    await everyTicketAtItsEnd(watcher, world.ledger.devnet);
     await expectNoTicketLost(db, { accepted: [] });
     const report = await auditLedger(db, token, first.service.parts.ledger);
     assert.equal(

@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { txidOf } from '../../src/crypto/txid.js';
 import { eventually } from '../e2e/support.js';
 import { freePort, startRoleProcess } from '../support/role-process.js';
 
@@ -119,11 +120,13 @@ export async function holdLock(url: string, lock: string): Promise<{ release(): 
   };
 }
 
-/** Reads on a connection of their own: locks that stall a service's pool do not stall these. */
-export async function watchDatabase(url: string): Promise<{
+export interface DatabaseWatcher {
   read<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>;
   end(): Promise<void>;
-}> {
+}
+
+/** Reads on a connection of their own: locks that stall a service's pool do not stall these. */
+export async function watchDatabase(url: string): Promise<DatabaseWatcher> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
@@ -132,4 +135,45 @@ export async function watchDatabase(url: string): Promise<{
       (await client.query<T>(sql, params)).rows,
     end: () => client.end(),
   };
+}
+
+/** The txid of the ticket that submitted `raw`, once the ledger holds it (mempool or mined). */
+export function submittedToLedger(
+  watcher: DatabaseWatcher,
+  devnet: { status(txid: string): Promise<{ kind: string }> },
+  raw: Uint8Array,
+  what: string,
+): Promise<string> {
+  return eventually(
+    async () => {
+      const [t] = await watcher.read<{ txid: string }>('SELECT txid FROM tickets WHERE submitted_txid = $1', [
+        txidOf(raw),
+      ]);
+      if (t === undefined) return undefined;
+      const status = await devnet.status(t.txid);
+      return status.kind === 'mempool' || status.kind === 'mined' ? t.txid : undefined;
+    },
+    what,
+    600,
+  );
+}
+
+/** Mines a block, then waits until no ticket is left short of MINED or FAILED. */
+export async function everyTicketAtItsEnd(
+  watcher: DatabaseWatcher,
+  devnet: { mine(blocks: number): Promise<unknown> },
+): Promise<void> {
+  await devnet.mine(1);
+  await eventually(
+    async () =>
+      (
+        await watcher.read<{ n: string }>(
+          "SELECT count(*) AS n FROM tickets WHERE status NOT IN ('MINED', 'FAILED')",
+        )
+      )[0]!.n === '0'
+        ? true
+        : undefined,
+    'every ticket at its end',
+    600,
+  );
 }
