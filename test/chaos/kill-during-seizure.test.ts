@@ -227,6 +227,8 @@ describe('chaos: kill -9 of an api process during a seizure', {
       const txid = await submittedToLedger(watcher, world.ledger.devnet, raw, 'the reissue on the ledger');
       await api.kill();
       assert.equal((await inFlight).kind, 'cut');
+      // Its recording, if already sent and waiting on the lock, dies with it.
+      await record.endWaiters();
       await record.release();
       assert.equal(
         (await seizure(order.reference))?.state,

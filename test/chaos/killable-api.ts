@@ -106,13 +106,27 @@ export async function hangArc(ledger: {
 }
 
 /** A connection of the test's own holding `lock` in an open transaction until released. */
-export async function holdLock(url: string, lock: string): Promise<{ release(): Promise<void> }> {
+export async function holdLock(
+  url: string,
+  lock: string,
+): Promise<{ endWaiters(): Promise<number>; release(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
   await client.query('BEGIN');
   await client.query(lock);
   return {
+    /**
+     * Ends the sessions waiting on this lock. A killed process's statement already waiting here
+     * would otherwise still run, and commit, once the lock is released: PostgreSQL notices a
+     * client is gone only when it next reads from it.
+     */
+    async endWaiters() {
+      const ended = await client.query(
+        'SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a WHERE pg_backend_pid() = ANY(pg_blocking_pids(a.pid))',
+      );
+      return ended.rowCount ?? 0;
+    },
     async release() {
       await client.query('ROLLBACK');
       await client.end();
