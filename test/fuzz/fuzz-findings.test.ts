@@ -16,6 +16,18 @@ describe('requests the fuzz suite found answered 500 or worse', () => {
     }
   });
 
+  it('an allowance or a proposal asked by a malformed id (a NUL byte) is a 400, not a 500', async () => {
+    for (const path of [
+      '/v2/admin/allowances/%00',
+      '/v2/admin/allowances/a%00b',
+      '/v2/admin/proposals/%00',
+      '/v2/admin/proposals/not-a-uuid',
+    ]) {
+      const res = await http(t.url, 'GET', path, { key: t.adminKey });
+      assert.equal(res.status, 400, `${path}: ${res.text}`);
+    }
+  });
+
   it('a key named with a NUL byte is a 400', async () => {
     const res = await http(t.url, 'POST', '/v2/admin/keys', { key: t.adminKey, body: { name: 'a\u0000b' } });
     assert.equal(res.status, 400, res.text);

@@ -56,7 +56,7 @@ export function allowanceRoutes(deps: RouteDeps) {
         schema: {
           summary: "One key's mint allowance (404: the key has none, it mints without a cap)",
           tags: ['admin'],
-          params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: Type.Object({ keyId: Type.String({ format: 'uuid' }) }),
           querystring: query,
           response: { 200: AllowanceJson, ...problemResponses(404) },
         },
@@ -77,7 +77,7 @@ export function allowanceRoutes(deps: RouteDeps) {
           summary:
             "Set a key's mint allowance (null: no cap); a raise is held back as a raise-allowance proposal when the policy says so",
           tags: ['admin'],
-          params: Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          params: Type.Object({ keyId: Type.String({ format: 'uuid' }) }),
           body: AllowanceBody,
           querystring: query,
           response: { 200: AllowanceSet, 202: ProposalJson, ...problemResponses(400, 404) },

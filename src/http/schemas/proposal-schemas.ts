@@ -116,7 +116,7 @@ export const VoteBody = Type.Object(
   { additionalProperties: false, examples: [{ reason: 'matches invoice 881' }] },
 );
 
-export const ProposalParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const ProposalParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 export const ProposalQuery = Type.Object({
   state: Type.Optional(ProposalState),
