@@ -17,6 +17,7 @@ import {
   expireProposals,
   type Proposal,
   proposal,
+  type VoteOutcome,
 } from '../../store/controls/proposal-store.js';
 import type { ServiceContext } from '../context.js';
 
@@ -79,15 +80,8 @@ export async function gate(ctx: ProposalDeps, a: GatedAction): Promise<Proposal 
   return made;
 }
 
-export type VoteResult =
-  | {
-      readonly kind: 'voted';
-      readonly proposal: Proposal;
-      readonly decided: 'open' | 'approved' | 'rejected';
-    }
-  | { readonly kind: 'voted-already'; readonly proposal: Proposal }
-  | { readonly kind: 'closed'; readonly proposal: Proposal }
-  | { readonly kind: 'no-proposal' };
+/** What a vote did: the store's outcome, as decided under the proposal's row lock. */
+export type VoteResult = VoteOutcome;
 
 /** A key's approval or rejection (the route checked the key's scope for the action). */
 export async function vote(
