@@ -1,16 +1,17 @@
 // bench:soak: the service in this process (embedded devnet mining a block a second; PGlite, or
 // PostgreSQL in a fresh database on the server of DATABASE_URL) under a steady load for
 // SOAK_SECONDS (default 240): SOAK_WALLETS wallets (8) transferring SOAK_RATE times a second (20)
-// among themselves (each wallet with an API key of its own), and SOAK_READS reads a second (60) of balances, unspent outputs, the change
-// feed and tickets (soak-traffic.ts). Printed: transfers answered, 503 FUNDING_EXHAUSTED, other
-// refusals, balance answers that were no value the store held while they ran, and the growth of
-// the process's heap plus external memory (after a full GC) per 1,000 transfers, between two
-// quiet moments: after a warm-up of the first quarter of the run (at least 60 s: start-up,
-// caches, the pool's first splits, the JIT compiling what the load reaches) and at the end, the
-// load paused and drained each time, and the devnet's bounded cache of recent blocks' coins let
-// go at both (HOT_BLOCKS empty blocks mined: which coins it holds depends on when the pool's last
-// split was mined, up to 20,000 of them); under load it is sampled every SOAK_SAMPLE_SECONDS (15)
-// for its range. Targets: 0, 0, 0 and at most 0.5 MB.
+// among themselves (each wallet with an API key of its own), and SOAK_READS reads a second (60)
+// of balances, unspent outputs, the change feed and tickets (soak-traffic.ts). Printed: transfers
+// answered, 503 FUNDING_EXHAUSTED, other refusals, balance answers that were no value the store
+// held while they ran, and the growth of the process's heap plus external memory (after a full
+// GC) per 1,000 transfers, between two quiet moments: after a warm-up (start-up, caches, the
+// pool's first splits, the JIT compiling what the load reaches: a quarter of the run, at least
+// 60 s and SOAK_WARMUP_TRANSFERS (1,000) transfers, at most half the run) and at the end. At
+// each, the load is paused and drained and the devnet's bounded cache of recent blocks' coins is
+// let go (HOT_BLOCKS empty blocks mined: which coins it holds depends on when the pool's last
+// split was mined, up to 20,000 of them). Under load memory is sampled every SOAK_SAMPLE_SECONDS
+// (15) for its range. Targets: 0, 0, 0 and at most 0.5 MB.
 // As a speed figure, the latencies, with their ratio to an idle baseline measured at the start
 // of the run. Run with --expose-gc (the npm script does).
 // At most a second's worth of transfers (and of reads) run at once: a due one is skipped, and
@@ -38,6 +39,8 @@ const SNAPSHOTS = process.env.SOAK_HEAP_SNAPSHOTS;
 const COINS_PER_WALLET = 25;
 const BASELINE_SECONDS = 5;
 const WARMUP_SECONDS = Math.max(60, SECONDS / 4);
+/** The warm-up also lasts until this many transfers (the JIT's work follows the load done, not the clock), but at most half the run. */
+const WARMUP_TRANSFERS = Number(process.env.SOAK_WARMUP_TRANSFERS ?? 1000);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined)
@@ -123,8 +126,8 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     const traffic = new Traffic(service, wallets, running.adminKey, keys);
     const started = performance.now();
     const skipped = { transfers: 0, reads: 0 };
-    const load = async (until: number) => {
-      const done = () => performance.now() >= until;
+    const load = async (enough: () => boolean) => {
+      const done = enough;
       const [t, r] = await Promise.all([
         atRate(RATE, Math.max(4, RATE), done, () => {
           const w = Math.floor(Math.random() * WALLETS);
@@ -137,14 +140,21 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
     };
     // Memory is compared at two quiet moments (the load paused, what it left under way done), so
     // that work in flight, which a loaded machine holds longer, does not read as growth.
-    await load(started + WARMUP_SECONDS * 1000);
+    const elapsed = () => (performance.now() - started) / 1000;
+    await load(
+      () =>
+        elapsed() >= SECONDS / 2 ||
+        (elapsed() >= WARMUP_SECONDS && traffic.counts.transfers >= WARMUP_TRANSFERS),
+    );
+    const warmedUp = elapsed();
     const from = { transfers: traffic.counts.transfers, ...(await quietMemory(service)) };
     const devnetFrom = service.parts.devnet?.footprint();
     if (SNAPSHOTS !== undefined) writeHeapSnapshot(join(SNAPSHOTS, 'soak-from.heapsnapshot'));
     const resumed = performance.now();
     const underLoad: number[] = [];
     const sampler = setInterval(() => underLoad.push(memory()), SAMPLE_SECONDS * 1000);
-    await load(resumed + (SECONDS - WARMUP_SECONDS) * 1000);
+    const end = resumed + (SECONDS - warmedUp) * 1000;
+    await load(() => performance.now() >= end);
     clearInterval(sampler);
     const to = { transfers: traffic.counts.transfers, ...(await quietMemory(service)) };
     const devnetTo = service.parts.devnet?.footprint();
@@ -171,7 +181,7 @@ async function soak(label: string, flags: readonly string[]): Promise<void> {
       `  reads: ${c.reads} (errors ${c.readErrors}; not sent, a second's worth under way: ${skipped.reads}); balance reads ${c.balanceReads}: disagreed with the store ${c.balanceDisagreed} (of which 0 for a funded wallet ${c.balanceZeroForFunded}), not checkable (a transfer of the wallet under way) ${c.balanceUnchecked}`,
     );
     console.log(
-      `  memory (heap + external after a full GC, load paused): ${(from.bytes / MB).toFixed(1)} MB after the ${WARMUP_SECONDS} s warm-up (${from.transfers} transfers) -> ${(to.bytes / MB).toFixed(1)} MB at the end (${to.transfers}): ${growth.toFixed(3)} MB per 1,000 transfers (heap ${perK(to.heap - from.heap).toFixed(3)}, of which compiled code ${perK(to.code - from.code).toFixed(3)}; external ${perK(to.external - from.external).toFixed(3)}); under load ${(Math.min(...underLoad) / MB).toFixed(1)}-${(Math.max(...underLoad) / MB).toFixed(1)} MB`,
+      `  memory (heap + external after a full GC, load paused): ${(from.bytes / MB).toFixed(1)} MB after the ${warmedUp.toFixed(0)} s warm-up (${from.transfers} transfers) -> ${(to.bytes / MB).toFixed(1)} MB at the end (${to.transfers}): ${growth.toFixed(3)} MB per 1,000 transfers (heap ${perK(to.heap - from.heap).toFixed(3)}, of which compiled code ${perK(to.code - from.code).toFixed(3)}; external ${perK(to.external - from.external).toFixed(3)}); under load ${(Math.min(...underLoad) / MB).toFixed(1)}-${(Math.max(...underLoad) / MB).toFixed(1)} MB`,
     );
     if (devnetFrom !== undefined && devnetTo !== undefined)
       console.log(
