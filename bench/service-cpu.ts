@@ -1,0 +1,210 @@
+// bench:service-cpu — the service's own CPU per transfer, by the CPU of its own signature work,
+// from one run: a figure that means the same on a loaded machine, since both sides are CPU time
+// (not wall time) taken in the same run. The service runs as `tokenproxy start` in a process of
+// its own on PostgreSQL (TEST_DATABASE_URL), the devnet behind its ARC API in another (mining every
+// second), this process as the wallets posting pre-built signed transfers over HTTP (keep-alive,
+// BENCH_TRANSFER_CONCURRENCY submitters, default 32, or BENCH_ARRIVAL_RATE a second). The service's CPU comes from
+// /proc/<pid>/task/*/stat: the main thread and the others (the cosigning thread, V8's background
+// threads: compiler, GC; libuv's pool). PostgreSQL's CPU is not in it.
+//
+// The service's idle CPU a second (timers, lease renewals, metrics), taken for BENCH_IDLE_SECONDS
+// before the load, is shown apart: `less idle` takes it out of the window's CPU, which leaves what
+// the transfers cost. The signature unit is bench/efficiency.ts's (2 signs + 3 verifies, one token
+// input), sampled as CPU time in this process before and after the window, median of ten.
+//
+// Before and after a change: run it from two checkouts (git worktree) in turn, A B A B.
+// BENCH_PROFILE=<dir> writes the service's CPU profile there (node --cpu-prof);
+// BENCH_SERVICE_NODE_FLAGS (space-separated) are given to the service's node.
+//
+// Prints one line a script can read:
+//   service CPU x<ratio> of own signatures (main thread x<a>, other threads x<b>; less idle x<c>)
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { operatorOf } from '../test/support/operator-world.js';
+import { freshDatabase } from '../test/support/test-databases.js';
+import { WARMUP_SECONDS } from './api-transfers.js';
+import { BENCH_SERVICE_FLAGS } from './bench-service.js';
+import { cryptoCpu, OWN_SIGNS, OWN_VERIFIES } from './efficiency.js';
+import { startDevnetProcess } from './load/devnet-process.js';
+import { startChild, stopAllChildren } from './load/processes.js';
+import { prepare } from './load/world.js';
+import { percentileOf, submitTransfers } from './transfer-submitters.js';
+
+const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 8);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
+const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 2_000);
+/**
+ * Transfers a second sent on a fixed schedule (open loop) instead of closed loops: a before and an
+ * after run at one rate have the same batches, whose fixed costs a transfer's CPU otherwise
+ * carries in a share that moves with the rate the machine's load leaves.
+ */
+const ARRIVAL_RATE =
+  process.env.BENCH_ARRIVAL_RATE === undefined ? undefined : Number(process.env.BENCH_ARRIVAL_RATE);
+const PROFILE = process.env.BENCH_PROFILE;
+const GENESIS_SATOSHIS = 50_000_000_000n;
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds of each thread of `pid` (user + system), keyed by thread id, with its name. */
+function threadSeconds(pid: number): Map<number, { name: string; seconds: number }> {
+  const threads = new Map<number, { name: string; seconds: number }>();
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(Number(task), {
+        name,
+        seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+      });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
+}
+
+/** The whole process's CPU seconds (user + system, ended threads included). */
+function processSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+interface Sample {
+  readonly total: number;
+  readonly threads: Map<number, { name: string; seconds: number }>;
+  readonly at: number;
+}
+
+const sample = (pid: number): Sample => ({
+  total: processSeconds(pid),
+  threads: threadSeconds(pid),
+  at: performance.now(),
+});
+
+/**
+ * CPU seconds between two samples: the main thread (its thread id is the process's) and the
+ * others: the cosigning thread, V8's (compiler, garbage collector) and libuv's. Every thread of a
+ * Node process is named `node`, so the cosigning thread is not told apart here (a profile does).
+ */
+function split(pid: number, a: Sample, b: Sample): { main: number; other: number; total: number } {
+  const main = (b.threads.get(pid)?.seconds ?? 0) - (a.threads.get(pid)?.seconds ?? 0);
+  const total = b.total - a.total;
+  return { main, other: total - main, total };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen({ host: '127.0.0.1', port: 0 }, ok));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((ok) => server.close(ok));
+  return port;
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function run(serverUrl: string): Promise<void> {
+  const database = await freshDatabase(serverUrl, 'servicecpu');
+  const dirs: string[] = [];
+  const tempDir = (label: string) => {
+    const dir = mkdtempSync(join(tmpdir(), `tokenproxy-servicecpu-${label}-`));
+    dirs.push(dir);
+    return dir;
+  };
+  try {
+    const operator = operatorOf('service cpu');
+    const { serviceFlags: shared } = await startDevnetProcess(operator, database.url, GENESIS_SATOSHIS);
+    const prepared = await prepare(['--data-dir', tempDir('setup'), ...shared], TRANSFERS, {
+      mine: false,
+      createKey: true,
+      tag: 'service cpu',
+    });
+    const port = await freePort();
+    const service = await startChild(
+      'service',
+      'src/cli/entry.ts',
+      [
+        'start',
+        '--data-dir',
+        tempDir('service'),
+        '--log-level',
+        'warn',
+        '--no-rate-limit-enabled',
+        '--port',
+        String(port),
+        '--public-base-url',
+        `http://127.0.0.1:${port}`,
+        '--arc-callback-token',
+        'bench-callback-token',
+        ...shared,
+        ...BENCH_SERVICE_FLAGS,
+      ],
+      /running at (http:\/\/\S+)/,
+      60_000,
+      [
+        ...(PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE]),
+        ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
+      ],
+    );
+    const speeds = Array.from({ length: 5 }, () => cryptoCpu());
+    // Idle: the service started, nothing submitted yet.
+    await new Promise((r) => setTimeout(r, 1000));
+    const idleFrom = sample(service.pid);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const idleTo = sample(service.pid);
+    const idlePerSecond = (idleTo.total - idleFrom.total) / ((idleTo.at - idleFrom.at) / 1000);
+    let before = idleTo;
+    const submitted = await submitTransfers({
+      url: service.announced,
+      authorization: `Bearer ${prepared.apiKey!}`,
+      bodies: prepared.transfers.map((rawtx) => JSON.stringify({ rawtx })),
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+      ...(ARRIVAL_RATE !== undefined && { arrivalRate: ARRIVAL_RATE }),
+      onMeasuring: () => {
+        before = sample(service.pid);
+      },
+    });
+    const after = sample(service.pid);
+    for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
+    const own =
+      OWN_SIGNS * median(speeds.map((s) => s.sign)) + OWN_VERIFIES * median(speeds.map((s) => s.verify));
+    const n = submitted.latencies.length;
+    const window = (after.at - before.at) / 1000;
+    const cpu = split(service.pid, before, after);
+    const lessIdle = cpu.total - idlePerSecond * window;
+    const x = (seconds: number) => (seconds / n / own).toFixed(2);
+    const ms = (seconds: number) => ((seconds * 1000) / n).toFixed(3);
+    const busy = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    console.log(
+      `${n} transfers in ${window.toFixed(1)} s = ${(n / window).toFixed(0)}/s, submit p50 ${percentileOf(submitted.latencies, 50).toFixed(0)} ms, ` +
+        `p99 ${percentileOf(submitted.latencies, 99).toFixed(0)} ms; load average ${busy}` +
+        (submitted.ranOut ? ' — WARNING: the prepared transfers ran out; raise BENCH_TRANSFERS' : ''),
+    );
+    console.log(
+      `service CPU ms per transfer: ${ms(cpu.total)} (main thread ${ms(cpu.main)}, other threads ${ms(cpu.other)}); ` +
+        `idle ${(idlePerSecond * 1000).toFixed(1)} ms a second; own signatures ${(own * 1000).toFixed(3)} ms ` +
+        `(${OWN_SIGNS} signs + ${OWN_VERIFIES} verifies)`,
+    );
+    console.log(
+      `service CPU x${x(cpu.total)} of own signatures (main thread x${x(cpu.main)}, ` +
+        `other threads x${x(cpu.other)}; less idle x${x(lessIdle)})`,
+    );
+  } finally {
+    await stopAllChildren();
+    await database.drop().catch((err) => console.error('could not drop the database:', err));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const url = process.env.TEST_DATABASE_URL;
+if (url === undefined) {
+  console.log('bench:service-cpu needs TEST_DATABASE_URL (a PostgreSQL server)');
+  process.exitCode = 1;
+} else {
+  await run(url);
+}
