@@ -53,6 +53,9 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
   const maxBody = opts.maxBodyBytes ?? 32 * 1024 * 1024;
   const sender = new ArcCallbackSender(opts.callbacks);
   const unsubscribe = devnet.subscribeChanges((change) => {
+    // Most changes are of transactions nobody registered yet (a broadcast's own answer tells
+    // its first status): no body to build for them.
+    if (!sender.hasTargets(change.txid)) return;
     const body = statusBody(change.txid, change.status, change.staleBlock, now());
     if (body !== null) sender.notify(body);
   });
@@ -69,9 +72,9 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
   /** The answer to one submitted transaction, as POST /v1/tx gives it (and each item of /v1/txs). */
   const answer = async (result: BroadcastResult, callback: CallbackTarget | null): Promise<Reply> => {
     const status = await devnet.status(result.txid);
+    const current = statusBody(result.txid, status, devnet.isInStaleBlock(result.txid), now());
     if (callback !== null && status.kind !== 'unknown') {
       sender.register(result.txid, callback);
-      const current = statusBody(result.txid, status, devnet.isInStaleBlock(result.txid), now());
       if (current !== null) sender.notify(current, callback);
     }
     if (!result.ok) {
@@ -81,8 +84,7 @@ export async function startArcServer(opts: ArcServerOptions): Promise<ArcServer>
         body: status.kind === 'double-spend' ? { ...body, competingTxs: status.competingTxids } : body,
       };
     }
-    const body = statusBody(result.txid, status, devnet.isInStaleBlock(result.txid), now());
-    return { code: 200, body: submitBody(body!) };
+    return { code: 200, body: submitBody(current!) };
   };
 
   const route = async (req: IncomingMessage, url: URL): Promise<Reply> => {

@@ -50,7 +50,9 @@ export function snapshotLines(state: ChainState, meta: CheckpointMeta): string[]
       h.fees.toString(),
     ]);
   }
-  for (const [op, tag] of state.utxo.outpoints()) add(['u', op, tag]);
+  // The bulk of a checkpoint, written as JSON.stringify(['u', op, tag]) would write it (an
+  // outpoint is hex, a colon and digits; a tag a small integer), without an array a line.
+  for (const [op, tag] of state.utxo.outpoints()) lines.push(`["u","${op}",${tag}]`);
   for (const e of state.mempool.values()) {
     add([
       'm',

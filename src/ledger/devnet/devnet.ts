@@ -250,6 +250,7 @@ class EmbeddedDevnet implements Devnet {
     if (this.state.has(parsed.txid))
       return { ok: true, txid: parsed.txid, status: this.state.status(parsed.txid) };
     const tip = this.state.tip!;
+    let fee = 0n;
     const refusal = validateTransaction(
       this.state,
       parsed,
@@ -260,6 +261,9 @@ class EmbeddedDevnet implements Devnet {
         nextTime: this.blockTime(),
       },
       verifySpend,
+      (paid) => {
+        fee = paid;
+      },
     );
     if (refusal !== null) {
       if (refusal.conflict?.where === 'mempool') {
@@ -269,7 +273,8 @@ class EmbeddedDevnet implements Devnet {
       return { ok: false, txid: parsed.txid, arcCode, reason, retryable };
     }
     this.apply({ e: 'tx', raw: Buffer.from(parsed.raw).toString('hex') }, (pos) =>
-      this.state.accept(parsed, pos),
+      // The fee validation found: accept need not look the coins up again.
+      this.state.accept(parsed, pos, false, fee),
     );
     return { ok: true, txid: parsed.txid, status: { kind: 'mempool' } };
   }

@@ -48,33 +48,61 @@ export function merklePathHex(
   if (leaves === undefined || index < 0 || index >= leaves.length)
     throw new RangeError('leaf index out of range');
   const treeHeight = levels.length - 1;
+  // Written into one buffer (a path is asked for every transaction of every block): at most a
+  // 9-byte VarInt and 2 leaves of 9 + 1 + 32 bytes a level, plus the heights.
+  const out = Buffer.allocUnsafe(10 + Math.max(treeHeight, 1) * (9 + 2 * 42));
+  let at = writeVarInt(out, 0, height);
   if (treeHeight === 0) {
     // One transaction in the block: one level holding the txid alone, which is also the root
     // (as @bsv/sdk's MerklePath.fromCoinbaseTxidAndHeight writes it).
-    return Buffer.concat([varInt(height), Buffer.from([1]), varInt(1), leaf(0, 2, leaves[0]!)]).toString(
-      'hex',
-    );
+    out[at++] = 1;
+    at = writeVarInt(out, at, 1);
+    at = writeLeaf(out, at, 0, 2, leaves[0]!);
+    return out.toString('hex', 0, at);
   }
-  const parts: Buffer[] = [varInt(height), Buffer.from([treeHeight])];
+  out[at++] = treeHeight;
   for (let h = 0; h < treeHeight; h++) {
     const level = levels[h]!;
     const self = index >> h;
     const siblingOffset = self ^ 1;
     const sibling = level[siblingOffset];
-    const siblingLeaf = sibling === undefined ? leaf(siblingOffset, 1) : leaf(siblingOffset, 0, sibling);
+    const siblingFlags = sibling === undefined ? 1 : 0;
     if (h === 0) {
-      const own = leaf(self, 2, level[self]!);
-      parts.push(varInt(2), ...(siblingOffset < self ? [siblingLeaf, own] : [own, siblingLeaf]));
+      at = writeVarInt(out, at, 2);
+      if (siblingOffset < self) {
+        at = writeLeaf(out, at, siblingOffset, siblingFlags, sibling);
+        at = writeLeaf(out, at, self, 2, level[self]!);
+      } else {
+        at = writeLeaf(out, at, self, 2, level[self]!);
+        at = writeLeaf(out, at, siblingOffset, siblingFlags, sibling);
+      }
     } else {
-      parts.push(varInt(1), siblingLeaf);
+      at = writeVarInt(out, at, 1);
+      at = writeLeaf(out, at, siblingOffset, siblingFlags, sibling);
     }
   }
-  return Buffer.concat(parts).toString('hex');
+  return out.toString('hex', 0, at);
 }
 
-function leaf(offset: number, flags: number, hash?: Uint8Array): Buffer {
-  const head = Buffer.concat([varInt(offset), Buffer.from([flags])]);
-  return hash === undefined ? head : Buffer.concat([head, Buffer.from(hash)]);
+/** offset VarInt, flags, and the hash unless it is a duplicate (flag 1). */
+function writeLeaf(out: Buffer, at: number, offset: number, flags: number, hash?: Uint8Array): number {
+  let next = writeVarInt(out, at, offset);
+  out[next++] = flags;
+  if (hash !== undefined) {
+    out.set(hash, next);
+    next += hash.length;
+  }
+  return next;
+}
+
+function writeVarInt(out: Buffer, at: number, n: number): number {
+  if (Number.isInteger(n) && n >= 0 && n < 0xfd) {
+    out[at] = n;
+    return at + 1;
+  }
+  const bytes = varInt(n);
+  out.set(bytes, at);
+  return at + bytes.length;
 }
 
 export function varInt(n: number): Buffer {

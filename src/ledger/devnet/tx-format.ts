@@ -76,6 +76,11 @@ function decodeBeef(bytes: Uint8Array): DecodedSubmission {
 /** Lowercase hex to bytes, or null when the text is not hex of whole bytes. */
 export function hexToBytes(text: string): Uint8Array | null {
   const hex = text.trim();
-  if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9a-fA-F]+$/.test(hex)) return null;
-  return new Uint8Array(Buffer.from(hex, 'hex'));
+  if (hex.length === 0 || hex.length % 2 !== 0) return null;
+  // Node's hex decoding stops at the first pair that is not hex: a short result means the text
+  // was not hex (cheaper than a regular expression over the text first).
+  const bytes = Buffer.from(hex, 'hex');
+  if (bytes.length * 2 !== hex.length) return null;
+  // A copy of its own: a small Buffer is a view of a shared pool the mempool must not keep.
+  return new Uint8Array(bytes);
 }

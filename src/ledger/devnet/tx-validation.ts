@@ -54,12 +54,16 @@ export function requiredFee(size: number, feeRateSatPerKb: bigint): bigint {
   return (BigInt(size) * feeRateSatPerKb + 999n) / 1000n;
 }
 
-/** Null when the transaction may enter the mempool; otherwise why not. */
+/**
+ * Null when the transaction may enter the mempool; otherwise why not. `paid`, when given, is
+ * told the fee of a transaction that may (the coins were looked up here already).
+ */
 export function validateTransaction(
   view: CoinView,
   parsed: ParsedTx,
   policy: ValidationPolicy,
   verify: SpendVerifier,
+  paid?: (fee: bigint) => void,
 ): Refusal | null {
   const { tx, raw } = parsed;
   if (tx.inputs.length === 0 || tx.outputs.length === 0) {
@@ -134,6 +138,7 @@ export function validateTransaction(
     const check = verify(tx, i, coin, cache);
     if (!check.ok) return refuse(ARC_CODE.scripts, `input ${i} script failed: ${check.reason}`);
   }
+  paid?.(inputTotal - outputTotal);
   return null;
 }
 
