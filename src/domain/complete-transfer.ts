@@ -2,8 +2,14 @@
 // approver key (ALL|FORKID, committing to every input), signs the funding input, then
 // verifies every input of the result before anything leaves the process (the owner signatures
 // through the verifications validation recorded: their digests are unchanged, so they are not
-// verified twice; the signatures made here are verified afresh).
-import { Transaction, UnlockingScript } from '@bsv/sdk';
+// verified twice; the signatures made here are verified afresh, as Bitcoin Core verifies every
+// signature it makes: a signature corrupted while it was made, by a fault of the machine, must
+// not leave, since two signatures of one deterministic nonce can give the key away).
+//
+// The transaction completed is the one validation read (`valid.parsed.tx`, taken over: it
+// gains the funding input and the unlocking scripts), not a fresh reading of its bytes, so the
+// owner signatures are verified over exactly what was validated.
+import { type Transaction, UnlockingScript } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf, unlockingScriptOf } from '../crypto/script-objects.js';
 import { publicKeyOf, signDigest } from '../crypto/secp256k1.js';
@@ -53,7 +59,7 @@ export function completeTransfer(
   if (Buffer.compare(Buffer.from(fundingScript), Buffer.from(funding.lockingScript)) !== 0) {
     throw new CompletionError('funding output is not locked to the funding key');
   }
-  const tx = Transaction.fromBinary(valid.parsed.raw);
+  const tx = valid.parsed.tx;
   tx.addInput({
     sourceTXID: funding.txid,
     sourceOutputIndex: funding.vout,
@@ -91,6 +97,7 @@ export function completeTransfer(
   );
   for (const [i, script] of unlocking.entries()) tx.inputs[i]!.unlockingScript = unlockingScriptOf(script);
 
+  // A cache of its own: the digests are computed again, so a fault in those signing used shows.
   const verifyCache: SignatureHashCache = {};
   for (const [i, source] of sources.entries()) {
     const check = verifySpend(tx, i, source, verifyCache, valid.verifiedSignatures);

@@ -3,6 +3,7 @@
 // and an owner signature whose digest changed, are verified afresh.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Transaction } from '@bsv/sdk';
 import { CompletionError, completeTransfer } from '../../src/domain/complete-transfer.js';
 import { parseTransfer } from '../../src/domain/parse-transfer.js';
 import { isRefusal } from '../../src/domain/transfer-refusal.js';
@@ -69,7 +70,10 @@ describe('owner signatures are verified once', () => {
     // owner signatures commit to it, so they no longer verify, and no record may say they do.
     const raw = Uint8Array.from(valid.parsed.raw);
     raw[raw.length - 4] = 1;
-    const changed: ValidTransfer = { ...valid, parsed: { ...valid.parsed, raw } };
+    const changed: ValidTransfer = {
+      ...valid,
+      parsed: { ...valid.parsed, raw, tx: Transaction.fromBinary(raw) },
+    };
     assert.throws(
       () => completeTransfer(changed, world.fundingOutput(10_000n), keys, RATE),
       (err: unknown) => err instanceof CompletionError && /owner signature/.test(err.message),
