@@ -1,5 +1,5 @@
 // Random identifiers: UUIDv7 (ticket ids, API key ids) and prefixed random tokens.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const MAX_MS = 2 ** 48 - 1;
 /** rand_a (12 bits) and rand_b (62 bits) taken together. */
@@ -11,8 +11,23 @@ const FRESH_MASK = (1n << (RANDOM_BITS - 1n)) - 1n;
 let lastMs = -1;
 let lastRandom = 0n;
 
+/**
+ * Random bytes for ids, taken from the system's CSPRNG a page at a time and zeroed once used: a
+ * call of its own for each id's 10 bytes made an id cost 6 us, against 1.6 from the page (a
+ * ticket id is made for every transfer).
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
 function randomBigInt(bytes: number): bigint {
-  return BigInt(`0x${randomBytes(bytes).toString('hex')}`);
+  if (poolAt + bytes > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const hex = pool.toString('hex', poolAt, poolAt + bytes);
+  pool.fill(0, poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return BigInt(`0x${hex}`);
 }
 
 /**
