@@ -7,7 +7,8 @@ import { keptBalanceDrift } from '../../src/store/wallets/address-balances.js';
 
 /**
  * Each output is spent by the one live transaction that spends it, or by none; nothing stays
- * reserved; every kept balance is its owner's spendable sum.
+ * reserved (an output's reserved_by, and a funding output's 'reserved', name a ticket that left
+ * BROADCASTING for the network: ADR 0019); every kept balance is its owner's spendable sum.
  */
 export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
   const live = await db.query<{ txid: string; raw_tx: Uint8Array }>(
@@ -28,7 +29,12 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
     vout: number;
     spent_by: string | null;
     reserved_by: string | null;
-  }>('SELECT txid, vout, spent_by, reserved_by FROM token_outputs');
+    ticket_txid: string | null;
+    ticket_status: string | null;
+  }>(
+    `SELECT o.txid, o.vout, o.spent_by, o.reserved_by::text AS reserved_by, k.txid AS ticket_txid, k.status AS ticket_status
+       FROM token_outputs o LEFT JOIN tickets k ON k.id = o.reserved_by`,
+  );
   for (const o of outputs) {
     const outpoint = `${o.txid}_${o.vout}`;
     assert.equal(
@@ -36,14 +42,25 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
       spentBy.get(outpoint) ?? null,
       `${outpoint}: spent_by and the transactions disagree`,
     );
-    assert.equal(o.reserved_by, null, `${outpoint} still reserved`);
+    if (o.reserved_by !== null) {
+      assert.equal(o.ticket_txid, o.spent_by, `${outpoint} reserved by a ticket of another transaction`);
+      assert.ok(
+        o.ticket_status === 'SUCCESS' || o.ticket_status === 'MINED',
+        `${outpoint} still reserved (its ticket ${o.ticket_status ?? 'gone'})`,
+      );
+    }
   }
-  const funding = await db.query<{ txid: string; vout: number; state: string }>(
-    'SELECT txid, vout, state FROM funding_outputs',
+  const funding = await db.query<{ txid: string; vout: number; state: string; ticket_status: string | null }>(
+    `SELECT f.txid, f.vout, f.state, k.status AS ticket_status
+       FROM funding_outputs f LEFT JOIN tickets k ON k.id = f.reserved_by`,
   );
   for (const f of funding) {
     const outpoint = `${f.txid}_${f.vout}`;
-    assert.notEqual(f.state, 'reserved', `funding output ${outpoint} stays reserved`);
+    if (f.state === 'reserved')
+      assert.ok(
+        f.ticket_status !== null && f.ticket_status !== 'BROADCASTING',
+        `funding output ${outpoint} stays reserved (its ticket ${f.ticket_status ?? 'gone'})`,
+      );
     if (f.state === 'available')
       assert.equal(spentBy.get(outpoint), undefined, `funding output ${outpoint} available yet spent`);
   }

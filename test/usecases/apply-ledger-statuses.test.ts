@@ -88,7 +88,8 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
       outputs: [{ owner: 'alice', amount: 100n }],
       block: { height: 1, idx: 1, hash: blockHash(1), time: 1 },
     });
-    // Accepted: BROADCASTING -> SUCCESS, its input no longer reserved, its funding output spent.
+    // Accepted: BROADCASTING -> SUCCESS; its input and funding output are spent by the ticket's
+    // status alone (ADR 0019): neither row is written.
     const accepted = await ticketWithRecord(fresh.db, {
       status: 'BROADCASTING',
       spends: [parent.outpoints[0]!],
@@ -199,19 +200,24 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
     );
     assert.deepEqual(await fresh.db.query('SELECT * FROM tickets WHERE id = $1', [stale.id]), staleBefore);
 
-    // Reservations: the accepted ticket's input is spent, not reserved; its funding output spent.
+    // Reservations: the accepted ticket's input and funding output are as the claim left them
+    // (spent, since the ticket left BROADCASTING); the grandchild's funding output is back.
     const [input] = await fresh.db.query<{ reserved_by: string | null; spent_by: string }>(
-      'SELECT reserved_by, spent_by FROM token_outputs WHERE txid = $1',
+      'SELECT reserved_by::text AS reserved_by, spent_by FROM token_outputs WHERE txid = $1',
       [parent.txid],
     );
-    assert.deepEqual(input, { reserved_by: null, spent_by: accepted.txid });
+    assert.deepEqual(input, { reserved_by: accepted.id, spent_by: accepted.txid });
     const funding = await fresh.db.query<{ state: string; reserved_by: string | null }>(
-      'SELECT state, reserved_by FROM funding_outputs ORDER BY state',
+      'SELECT state, reserved_by::text AS reserved_by FROM funding_outputs ORDER BY state',
     );
     assert.deepEqual(
-      funding.map((f) => f.state),
-      ['available', 'available', 'spent'],
-      'accepted: spent; the grandchild never reached the network: back to the pool',
+      funding.map((f) => [f.state, f.reserved_by]),
+      [
+        ['available', null],
+        ['available', null],
+        ['reserved', accepted.id],
+      ],
+      'accepted: left as claimed; the grandchild never reached the network: back to the pool',
     );
     // Failed: outputs gone, their inputs free again.
     for (const failed of [root, child, grandchild]) {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
+import { knownFundingOutput } from '../../src/store/operator/console-search.js';
 import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { startTestService, type TestService } from '../e2e/support.js';
 import { acceptedTransfer } from './accepted-transfer.js';
@@ -53,10 +54,12 @@ describe('a ticket failed after the network accepted it', () => {
       [txid],
     );
     assert.equal(spent[0]?.n, '0');
+    // Left as the claim wrote it (ADR 0019): not available, and shown spent.
     const [funding] = await db.query<{ state: string }>(
       'SELECT state FROM funding_outputs WHERE txid = $1 AND vout = $2',
       [fundingOutpoint.txid, fundingOutpoint.vout],
     );
-    assert.equal(funding?.state, 'spent');
+    assert.equal(funding?.state, 'reserved');
+    assert.equal((await knownFundingOutput(db, fundingOutpoint.txid, fundingOutpoint.vout))?.state, 'spent');
   });
 });

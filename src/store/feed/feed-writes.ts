@@ -64,25 +64,18 @@ export async function lockDependents(tx: Queryable, changed: readonly string[]):
 }
 
 /**
- * The CTEs that release the reservations of the tickets whose ids `ids` (an SQL query) yields:
- * their token inputs spent, no longer merely reserved, their funding outputs spent. Shared by
- * releaseReservations and the tickets' write (ticket-writes.ts), which releases in its statement.
+ * What the network's taking a ticket's transaction writes: nothing, in the common case. The claim
+ * (submission-claims.ts) wrote its token inputs reserved and spent (reserved_by and spent_by) and its
+ * funding output reserved (state 'reserved', reserved_by); from then on the ticket's status says what
+ * they are: merely reserved while it is BROADCASTING, spent once it left BROADCASTING for the
+ * network (docs/adr/0019-reservations-end-with-their-ticket.md). Only a ticket that fails in the same
+ * batch that saw the network take it (the tickets' status is written after unwindFailed, which reads
+ * it) has its funding output marked spent here, so that its unwinding does not give it back.
  */
-export function releaseReservationsSql(ids: string): string {
-  // Inputs are found by their spender (token_outputs_spent_by): reserved_by has no index, so that
-  // clearing it is a HOT update (migration 039).
-  return `released_inputs AS (UPDATE token_outputs SET reserved_by = NULL
-                               WHERE spent_by IN (SELECT txid FROM tickets WHERE id IN (${ids}))
-                                 AND reserved_by IN (${ids}) RETURNING 1),
-          released_funding AS (UPDATE funding_outputs SET state = 'spent' WHERE reserved_by IN (${ids}) RETURNING 1)`;
-}
-
-/** The network accepted these tickets' transactions: their inputs are spent, no longer merely reserved. */
 export async function releaseReservations(tx: Queryable, ticketIds: readonly string[]): Promise<void> {
   if (ticketIds.length === 0) return;
   await tx.query(
-    `WITH ${releaseReservationsSql('SELECT unnest($1::uuid[])')}
-     SELECT (SELECT count(*) FROM released_inputs) AS t, (SELECT count(*) FROM released_funding) AS f`,
+    `UPDATE funding_outputs SET state = 'spent' WHERE reserved_by = ANY($1::uuid[]) AND state = 'reserved'`,
     [ticketIds],
   );
 }
@@ -90,7 +83,8 @@ export async function releaseReservations(tx: Queryable, ticketIds: readonly str
 /**
  * These transactions will never be mined: their token inputs are released, and their funding
  * outputs if the network never took them; the outputs they would have created are removed. (Their
- * records are marked failed by writeScoredRecords, with a new score.)
+ * records are marked failed by writeScoredRecords, with a new score.) Runs before the batch's
+ * tickets are written: a ticket's stored status is still the one before the batch.
  */
 export async function unwindFailed(
   tx: Queryable,
@@ -99,14 +93,16 @@ export async function unwindFailed(
   if (failed.length === 0) return;
   const txids = failed.map((f) => f.txid);
   // Outputs of a failed transaction spent by another failed one are deleted below, not released.
-  // Only a funding output the network never took goes back to the pool: one it took ('spent')
-  // may now be spent by the rival that won a reorg, and offered again it would fail every
-  // transfer that picked it.
+  // Only a funding output the network never took goes back to the pool: its ticket is still
+  // BROADCASTING (and was not marked spent by releaseReservations). One it took may now be spent
+  // by the rival that won a reorg, and offered again it would fail every transfer that picked it.
   await tx.query(
     `WITH t AS (UPDATE token_outputs SET spent_by = NULL, reserved_by = NULL
                  WHERE spent_by = ANY($1::text[]) AND NOT (txid = ANY($1::text[])) RETURNING 1),
-          f AS (UPDATE funding_outputs SET state = 'available', reserved_by = NULL
-                 WHERE reserved_by = ANY($2::uuid[]) AND state = 'reserved' RETURNING 1)
+          f AS (UPDATE funding_outputs f SET state = 'available', reserved_by = NULL
+                  FROM tickets k
+                 WHERE f.reserved_by = ANY($2::uuid[]) AND f.state = 'reserved'
+                   AND k.id = f.reserved_by AND k.status = 'BROADCASTING' RETURNING 1)
      SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
     [txids, failed.map((f) => f.ticketId)],
   );

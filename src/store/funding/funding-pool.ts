@@ -1,9 +1,10 @@
 // The funding pool's outputs (table funding_outputs): small P2PKH outputs of the funding key,
 // each spent whole by one transfer. Here: the pool's level (what the refill, the alert, the
 // metrics and the operator's routes read), the outputs a split adds, and which outputs of the
-// funding key are recorded already. Leasing them is funding-leases.ts's; reserving and
-// spending them goes with the submissions and ledger statuses that do it (submission-writes.ts,
-// feed-writes.ts).
+// funding key are recorded already. Leasing them is funding-leases.ts's; reserving them goes
+// with the submissions (submission-claims.ts), giving them back with the failures that do it
+// (submission-writes.ts, feed-writes.ts). A reserved output is spent once its ticket left
+// BROADCASTING for the network: nothing writes it then (docs/adr/0019-reservations-end-with-their-ticket.md).
 import type { Queryable } from '../db/db.js';
 
 /** The available outputs: how many, and the satoshis they hold. */
@@ -43,7 +44,7 @@ export interface FundingPoolLevel {
   readonly available: number;
   /** Available outputs of at least `usableFrom` satoshis (those that pay a typical transfer). */
   readonly usable: number;
-  /** Picked by a ticket whose transaction is not settled yet. */
+  /** Picked by a ticket still BROADCASTING (the network has not taken its transaction yet). */
   readonly reserved: number;
   /** Satoshis in available outputs. */
   readonly availableSatoshis: bigint;
@@ -54,7 +55,8 @@ export async function fundingPoolLevel(q: Queryable, usableFrom = 0n): Promise<F
   const rows = await q.query<{ available: string; usable: string; reserved: string; sats: string }>(
     `SELECT count(*) FILTER (WHERE state = 'available')::text AS available,
             count(*) FILTER (WHERE state = 'available' AND satoshis >= $1)::text AS usable,
-            count(*) FILTER (WHERE state = 'reserved')::text AS reserved,
+            (SELECT count(*) FROM tickets k JOIN funding_outputs r ON r.reserved_by = k.id
+              WHERE k.status = 'BROADCASTING' AND r.state = 'reserved')::text AS reserved,
             coalesce(sum(satoshis) FILTER (WHERE state = 'available'), 0)::text AS sats
        FROM funding_outputs`,
     [usableFrom.toString()],

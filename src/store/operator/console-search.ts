@@ -1,7 +1,7 @@
 // What the service knows of an address, a transaction, an output or a funding output, for the
 // console's search box. Plain reads; the route decides what to ask from the query's kind.
 import type { Queryable } from '../db/db.js';
-import type { TokenOp } from '../wallets/wallet-queries.js';
+import { liveReservation, type TokenOp } from '../wallets/wallet-queries.js';
 
 export interface KnownTransaction {
   readonly txid: string;
@@ -57,7 +57,8 @@ interface OutputRow {
 }
 
 const TX_COLUMNS = 't.txid, t.state, t.height, t.blk_hash, t.senders, t.receivers, t.created_at';
-const OUTPUT_COLUMNS = 'o.txid, o.vout, o.owner, o.amount, o.op, o.satoshis, o.spent_by, o.reserved_by';
+// An output's reservation is shown while its ticket is BROADCASTING (liveReservation).
+const OUTPUT_COLUMNS = `o.txid, o.vout, o.owner, o.amount, o.op, o.satoshis, o.spent_by, ${liveReservation('o')} AS reserved_by`;
 
 function txOf(row: TxRow): KnownTransaction {
   return {
@@ -118,10 +119,15 @@ export async function knownFundingOutput(
     satoshis: string;
     state: KnownFundingOutput['state'];
     reserved_by: string | null;
-  }>('SELECT txid, vout, satoshis, state, reserved_by FROM funding_outputs WHERE txid = $1 AND vout = $2', [
-    txid,
-    vout,
-  ]);
+  }>(
+    // A reserved output is spent once its ticket left BROADCASTING for the network (ADR 0019).
+    `SELECT f.txid, f.vout, f.satoshis, f.reserved_by,
+            CASE WHEN f.state = 'reserved' AND NOT EXISTS (
+                        SELECT 1 FROM tickets k WHERE k.id = f.reserved_by AND k.status = 'BROADCASTING')
+                 THEN 'spent' ELSE f.state END AS state
+       FROM funding_outputs f WHERE f.txid = $1 AND f.vout = $2`,
+    [txid, vout],
+  );
   const row = rows[0];
   return row === undefined
     ? null

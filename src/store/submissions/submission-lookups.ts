@@ -8,6 +8,7 @@
 // a round trip of its own.
 import type { Queryable } from '../db/db.js';
 import {
+  liveReservation,
   type OutpointRow,
   parseOutpoint,
   type StoredTokenOutput,
@@ -61,12 +62,13 @@ export async function submissionLookups(
   const dailySince = controls.dailySince ?? null;
   const rows = await q.query<LookupRow>(
     `WITH o AS MATERIALIZED (
-       SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by, o.reserved_by
+       SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by,
+              ${liveReservation('o')} AS reserved_by
          FROM unnest($2::text[], $3::int[]) AS wanted(txid, vout)
          JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout
      )
      SELECT 'output' AS kind, txid, vout, owner, amount, op, script, satoshis, spent_by,
-            reserved_by::text AS reserved_by, NULL::text AS ticket
+            reserved_by, NULL::text AS ticket
        FROM o
      UNION ALL
      SELECT 'ticket', submitted_txid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, id::text

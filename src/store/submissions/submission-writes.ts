@@ -11,6 +11,7 @@ import type { Queryable } from '../db/db.js';
 import { insertScoredFeedRecords } from '../feed/feed-records.js';
 import { ticketIdsBySubmittedTxid } from '../tickets/ticket-queries.js';
 import { appendTicketEvents } from '../tickets/ticket-writes.js';
+import { liveReservation } from '../wallets/wallet-queries.js';
 import type { Outpoint, Submission } from './submission.js';
 import { claimSubmissions } from './submission-claims.js';
 
@@ -127,7 +128,10 @@ const ticketOf = (s: Submission) => ({
   updatedAt: s.now,
 });
 
-/** Why each loser lost: an input a live ticket holds (locked), or one spent or gone (spent). */
+/**
+ * Why each loser lost: an input a ticket still BROADCASTING holds (locked), or one spent or gone
+ * (spent: its ticket left BROADCASTING for the network, or no ticket of this service spends it).
+ */
 async function inputConflicts(
   tx: Queryable,
   lost: readonly Submission[],
@@ -141,7 +145,7 @@ async function inputConflicts(
     spent_by: string | null;
     reserved_by: string | null;
   }>(
-    `SELECT o.txid, o.vout, o.spent_by, o.reserved_by::text AS reserved_by
+    `SELECT o.txid, o.vout, o.spent_by, ${liveReservation('o')} AS reserved_by
        FROM unnest($1::text[], $2::int[]) AS u(txid, vout) JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout`,
     [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
   );

@@ -6,7 +6,6 @@ import { type Ticket, type TicketJson, ticketJson } from '../../domain/ticket.js
 import { pathTo, TICKET_STATUS_RANK, type TicketStatus } from '../../domain/ticket-state.js';
 import type { TicketTransition } from '../../domain/ticket-transition.js';
 import type { Queryable } from '../db/db.js';
-import { releaseReservationsSql } from '../feed/feed-writes.js';
 import {
   TICKET_COLUMNS,
   TICKET_COLUMNS_BUT_RAW_TX,
@@ -193,14 +192,16 @@ export interface TicketWrite {
   readonly firstMined: boolean;
   /**
    * Left BROADCASTING for the network: its token inputs are spent, no longer merely reserved,
-   * and its funding output is spent (the same statement writes both).
+   * and its funding output is spent. Nothing is written for it: the status written says so
+   * (docs/adr/0019-reservations-end-with-their-ticket.md).
    */
   readonly release: boolean;
 }
 
 /**
- * Writes many tickets' statuses and schedules in one statement (lease released, failures reset),
- * with the reservations of those that left BROADCASTING (releaseReservationsSql, as releaseReservations does).
+ * Writes many tickets' statuses and schedules in one statement (lease released, failures reset).
+ * A ticket that leaves BROADCASTING for the network makes its reservations spent by its status
+ * alone: its inputs and funding output are not written (docs/adr/0019-reservations-end-with-their-ticket.md).
  */
 export async function writeTickets(
   tx: Queryable,
@@ -210,14 +211,12 @@ export async function writeTickets(
 ): Promise<void> {
   if (writes.length === 0) return;
   await tx.query(
-    `WITH released AS (SELECT id FROM unnest($3::uuid[], $10::int[]) AS r(id, release) WHERE release = 1),
-          ${releaseReservationsSql('SELECT id FROM released')}
-     UPDATE tickets k
+    `UPDATE tickets k
         SET status = u.status, status_rank = u.rank,
             errors = CASE WHEN u.moved = 1 THEN NULLIF(u.errors, '') ELSE k.errors END,
             updated_at = CASE WHEN u.moved = 1 THEN $1 ELSE k.updated_at END,
-            next_check_at = CASE u.look WHEN 1 THEN $2::timestamptz WHEN 2 THEN $11::timestamptz
-                                        WHEN 3 THEN $12::timestamptz ELSE NULL END,
+            next_check_at = CASE u.look WHEN 1 THEN $2::timestamptz WHEN 2 THEN $10::timestamptz
+                                        WHEN 3 THEN $11::timestamptz ELSE NULL END,
             lease_until = NULL, failures = 0,
             first_mined_at = CASE WHEN u.first_mined = 1 THEN $1 ELSE k.first_mined_at END
        FROM unnest($3::uuid[], $4::text[], $5::int[], $6::int[], $7::text[], $8::int[], $9::int[])
@@ -233,7 +232,6 @@ export async function writeTickets(
       writes.map((w) => w.errors ?? ''),
       writes.map((w) => LOOK_CODE[w.lookAgain]),
       writes.map((w) => (w.firstMined ? 1 : 0)),
-      writes.map((w) => (w.release ? 1 : 0)),
       looks.backstop,
       looks.mempoolBackstop,
     ],

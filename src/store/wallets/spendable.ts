@@ -1,7 +1,8 @@
-// What "spendable" means for a token output: no transaction spends it, no live ticket reserves
-// it, and it is not a burn (`op = 'burn'` outputs are never spendable). The index
-// token_outputs_spendable_by_owner has this predicate but reserved_by (migration 039: every write
-// that reserves an output spends it too, so clearing reserved_by stays a HOT update), and the balance
+// What "spendable" means for a token output: no transaction spends it, no ticket reserves it,
+// and it is not a burn (`op = 'burn'` outputs are never spendable). Every write that reserves an
+// output spends it too (and reserved_by stays set once the network took the spender, ADR 0019), so
+// the reserved_by test excludes nothing that spent_by does not. The index
+// token_outputs_spendable_by_owner has this predicate but reserved_by (migration 039), and the balance
 // triggers of migration 012 repeat it in SQL (the audit's keptBalanceDrift, in
 // store/wallets/address-balances.ts, compares the two).
 

@@ -189,6 +189,17 @@ function unspentOutputOf(row: UnspentRow): UnspentOutput {
 
 export type OutputState = 'unspent' | 'spent' | 'reserved';
 
+/**
+ * An output's live reservation, in SQL (`alias` a token_outputs row): its reserved_by while that
+ * ticket is BROADCASTING, else NULL. reserved_by is written once, at the claim, with spent_by, and
+ * not cleared when the network takes the transaction (docs/adr/0019-reservations-end-with-their-ticket.md):
+ * the ticket's status says whether the output is still merely reserved (a failed ticket's inputs are
+ * released, both columns cleared). Tickets are deleted only by the submission batch that made them,
+ * after it released their inputs.
+ */
+export const liveReservation = (alias: string): string =>
+  `(SELECT k.id::text FROM tickets k WHERE k.id = ${alias}.reserved_by AND k.status = 'BROADCASTING')`;
+
 export interface StoredTokenOutput {
   readonly txid: string;
   readonly vout: number;
@@ -197,9 +208,9 @@ export interface StoredTokenOutput {
   readonly op: TokenOp;
   readonly lockingScript: Uint8Array;
   readonly satoshis: bigint;
-  /** reserved: a live ticket holds it; spent: a transaction spends it; else unspent. */
+  /** reserved: a ticket still BROADCASTING holds it; spent: a transaction spends it; else unspent. */
   readonly state: OutputState;
-  /** The ticket holding it, when reserved. */
+  /** The ticket holding it, when reserved (its live reservation: liveReservation). */
   readonly reservedBy: string | null;
   /** The transaction spending it, when spent (or reserved). */
   readonly spentBy: string | null;
@@ -242,7 +253,8 @@ export async function tokenOutputsByOutpoint(
   const parsed = outpoints.map(parseOutpoint);
   if (parsed.length === 0) return result;
   const rows = await q.query<OutpointRow>(
-    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by, o.reserved_by
+    `SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by,
+            ${liveReservation('o')} AS reserved_by
        FROM unnest($1::text[], $2::int[]) AS wanted(txid, vout)
        JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout`,
     [parsed.map((p) => p.txid), parsed.map((p) => p.vout)],
