@@ -16,15 +16,28 @@
 // BENCH_PROFILE=<dir> writes the service's CPU profile there (node --cpu-prof);
 // BENCH_SERVICE_NODE_FLAGS (space-separated) are given to the service's node.
 //
-// Prints one line a script can read:
+// Then, in this process, the cosigning thread's work alone: the pure step (cosignTransfer: parse,
+// validate, cosign, verify) over one-input transfers, its CPU by the own signatures' sampled
+// between its rounds; no batches, no other thread, so it moves little with the machine's load
+// (BENCH_ONLY=step runs this part alone).
+//
+// Prints lines a script can read:
 //   service CPU x<ratio> of own signatures (main thread x<a>, other threads x<b>; less idle x<c>)
+//   cosign step x<ratio> of own signatures (median of <n> rounds: <low>-<high>)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cosignTransfer } from '../src/domain/cosign-transfer.js';
+import { requiredFunding } from '../src/domain/network-fee.js';
+import { parseTransfer } from '../src/domain/parse-transfer.js';
+import { isRefusal } from '../src/domain/transfer-refusal.js';
+import { buildTransfer, tokenOutput } from '../test/support/build-transfer.js';
 import { operatorOf } from '../test/support/operator-world.js';
 import { freshDatabase } from '../test/support/test-databases.js';
+import { party, TokenWorld } from '../test/support/token-world.js';
 import { WARMUP_SECONDS } from './api-transfers.js';
+import { batchFiguresOf, describeBatches, scrapeMetrics } from './batch-metrics.js';
 import { BENCH_SERVICE_FLAGS } from './bench-service.js';
 import { cryptoCpu, OWN_SIGNS, OWN_VERIFIES } from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
@@ -157,6 +170,8 @@ async function run(serverUrl: string): Promise<void> {
     const idleTo = sample(service.pid);
     const idlePerSecond = (idleTo.total - idleFrom.total) / ((idleTo.at - idleFrom.at) / 1000);
     let before = idleTo;
+    const admin = `Bearer ${prepared.adminKey!}`;
+    let metricsBefore: Promise<string> = Promise.resolve('');
     const submitted = await submitTransfers({
       url: service.announced,
       authorization: `Bearer ${prepared.apiKey!}`,
@@ -167,9 +182,11 @@ async function run(serverUrl: string): Promise<void> {
       ...(ARRIVAL_RATE !== undefined && { arrivalRate: ARRIVAL_RATE }),
       onMeasuring: () => {
         before = sample(service.pid);
+        metricsBefore = scrapeMetrics(service.announced, admin);
       },
     });
     const after = sample(service.pid);
+    const batches = batchFiguresOf(await scrapeMetrics(service.announced, admin), await metricsBefore);
     for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
     const own =
       OWN_SIGNS * median(speeds.map((s) => s.sign)) + OWN_VERIFIES * median(speeds.map((s) => s.verify));
@@ -185,6 +202,8 @@ async function run(serverUrl: string): Promise<void> {
         `p99 ${percentileOf(submitted.latencies, 99).toFixed(0)} ms; load average ${busy}` +
         (submitted.ranOut ? ' — WARNING: the prepared transfers ran out; raise BENCH_TRANSFERS' : ''),
     );
+    // A transfer's share of its batches' fixed costs moves with their size: compare runs by it.
+    console.log(`batches in the window: ${describeBatches(batches)}`);
     console.log(
       `service CPU ms per transfer: ${ms(cpu.total)} (main thread ${ms(cpu.main)}, other threads ${ms(cpu.other)}); ` +
         `idle ${(idlePerSecond * 1000).toFixed(1)} ms a second; own signatures ${(own * 1000).toFixed(3)} ms ` +
@@ -201,10 +220,59 @@ async function run(serverUrl: string): Promise<void> {
   }
 }
 
-const url = process.env.TEST_DATABASE_URL;
-if (url === undefined) {
-  console.log('bench:service-cpu needs TEST_DATABASE_URL (a PostgreSQL server)');
-  process.exitCode = 1;
-} else {
-  await run(url);
+const STEP_TRANSFERS = 400;
+const STEP_ROUNDS = 7;
+
+/** The pure cosigning step's CPU per one-input transfer, by the own signatures', median round. */
+function cosignStep(): void {
+  const world = new TokenWorld();
+  const alice = party('bench step alice');
+  const bob = party('bench step bob');
+  const out = (o: typeof bob, amount: bigint) =>
+    tokenOutput(o, amount, world.config.tokenId, world.config.approver);
+  const jobs = Array.from({ length: STEP_TRANSFERS }, (_, i) => {
+    const known = world.credit(alice, [1_000_000n + BigInt(i)]);
+    const raw = buildTransfer({
+      inputs: known,
+      outputs: [out(bob, 500_000n), out(world.fee, 100n), out(alice, 499_900n + BigInt(i))],
+      signer: alice,
+    });
+    const parsed = parseTransfer(raw, world.config);
+    if (isRefusal(parsed)) throw new Error(parsed.detail);
+    const funding = world.fundingOutput(requiredFunding(parsed, known[0]!.satoshis, 50n) + 1_000n);
+    return { raw, known, funding, satoshisPerKb: 50n, token: world.config };
+  });
+  const keys = { approver: world.approver.privateKey, funding: world.funding.privateKey };
+  const cpu = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1e6;
+  };
+  for (const job of jobs.slice(0, 50)) cosignTransfer(job, keys);
+  const ratios: number[] = [];
+  for (let r = 0; r < STEP_ROUNDS; r++) {
+    const before = cryptoCpu(300);
+    const t = process.cpuUsage();
+    for (const job of jobs) {
+      if (cosignTransfer(job, keys).kind !== 'cosigned') throw new Error('a bench transfer was not cosigned');
+    }
+    const perTransfer = cpu(t) / jobs.length;
+    const after = cryptoCpu(300);
+    const own = (OWN_SIGNS * (before.sign + after.sign) + OWN_VERIFIES * (before.verify + after.verify)) / 2;
+    ratios.push(perTransfer / own);
+  }
+  ratios.sort((a, b) => a - b);
+  console.log(
+    `cosign step x${median(ratios).toFixed(2)} of own signatures (median of ${STEP_ROUNDS} rounds: ` +
+      `${ratios[0]!.toFixed(2)}-${ratios.at(-1)!.toFixed(2)})`,
+  );
 }
+
+const url = process.env.TEST_DATABASE_URL;
+if (process.env.BENCH_ONLY !== 'step') {
+  if (url === undefined) {
+    console.log('the service part needs TEST_DATABASE_URL (a PostgreSQL server): skipped');
+  } else {
+    await run(url);
+  }
+}
+cosignStep();
