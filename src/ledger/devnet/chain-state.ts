@@ -23,6 +23,7 @@ import { LiveOutputs, scriptTag } from './live-outputs.js';
 import { merkleLevels, merkleRootOf } from './merkle.js';
 import { type ParsedTx, parseRawTransaction } from './tx-format.js';
 import { hashTag } from './tx-index.js';
+import { coinAt, type OutputsOf, outputsOf } from './tx-outputs.js';
 
 export interface Coin {
   readonly satoshis: bigint;
@@ -62,9 +63,6 @@ export type CoinLookup =
 export const outpoint = (txid: string, vout: number): string => `${txid}:${vout}`;
 
 const REJECTED_MEMORY = 10_000;
-/** Parents of cold coins kept parsed. */
-const PARSED_PARENTS = 1;
-
 /** A connected block whose index entries wait for its journal position (a reorg's batch line). */
 interface Unindexed {
   readonly height: number;
@@ -86,22 +84,22 @@ export class ChainState {
   private unindexed: Unindexed[] = [];
 
   constructor(readonly history: ChainHistory) {
-    // A cold coin's parent is read from disk and parsed; the last one is kept parsed, since a
-    // pool's split (hundreds of outputs) is spent one output at a time. A txid names its bytes
-    // for good, so a kept parent is never stale (whether the coin is live is asked first). One
-    // only: a parsed split of 1,000 outputs holds about 150 KB (soak heap snapshots, 4 held 0.6 MB).
-    const parents = new Map<string, ParsedTx>();
+    // A cold coin's parent is read from disk; the last one is kept as its bytes and its outputs'
+    // offsets (tx-outputs.ts), since a pool's split (hundreds of outputs) is spent one output at a
+    // time. A txid names its bytes for good, so a kept parent is never stale (whether the coin is
+    // live is asked first). One only: a split of 1,000 outputs is about 35 KB as bytes.
+    let parent: { readonly txid: string; readonly outputs: OutputsOf } | undefined;
     this.utxo = new LiveOutputs((op) => {
-      const txid = op.slice(0, op.indexOf(':'));
-      let parent = parents.get(txid);
-      if (parent === undefined) {
+      const sep = op.indexOf(':');
+      const txid = op.slice(0, sep);
+      if (parent?.txid !== txid) {
         const raw = history.rawOf(txid);
         if (raw === undefined) throw new Error(`devnet: the parent of ${op} is not in the chain`);
-        parent = parseRawTransaction(raw);
-        parents.set(txid, parent);
-        if (parents.size > PARSED_PARENTS) parents.delete(parents.keys().next().value!);
+        parent = { txid, outputs: outputsOf(raw) };
       }
-      return history.spentCoin(op, [{ parsed: parent }]);
+      const coin = coinAt(parent.outputs, Number(op.slice(sep + 1)));
+      if (coin === undefined) throw new Error(`devnet: ${op} does not exist`);
+      return coin;
     });
   }
 
