@@ -40,7 +40,10 @@ describe('tx outputs read in place', () => {
     });
     const lock = new P2PKH().lock(PrivateKey.fromRandom().toAddress());
     for (let i = 0; i < 1000; i++) tx.addOutput({ satoshis: 1000 + i, lockingScript: lock });
-    tx.addOutput({ satoshis: 2 ** 40 + 7, lockingScript: LockingScript.fromBinary(new Array(70_000).fill(0x51)) });
+    tx.addOutput({
+      satoshis: 2 ** 40 + 7,
+      lockingScript: LockingScript.fromBinary(new Array(70_000).fill(0x51)),
+    });
     assertSameOutputs(Uint8Array.from(tx.toBinary()));
   });
 
