@@ -10,6 +10,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../store/db/db.js';
+import { feedBound } from '../../store/feed/feed-bound.js';
 import { addressScorePage, syncRecordsOf } from '../../store/feed/feed-queries.js';
 import { syncRecordJson } from './wire.js';
 
@@ -56,6 +57,8 @@ async function* pages(db: Queryable, query: SyncStreamQuery, pageRecords: number
   const left = addresses.map(() => (query.perAddress === 0 ? UNBOUNDED : query.perAddress));
   let from = query.from;
   let sent = 0;
+  // Read once, before the first page: no page reads above it (store/feed/feed-bound.ts).
+  const bound = await feedBound(db);
   yield '[';
   for (;;) {
     const want = query.maxRecords === null ? pageRecords : Math.min(pageRecords, query.maxRecords - sent);
@@ -67,6 +70,7 @@ async function* pages(db: Queryable, query: SyncStreamQuery, pageRecords: number
       from,
       order: query.order,
       page: want,
+      bound,
     });
     if (rows.length === 0) break;
     const txids = new Set<string>();
@@ -74,7 +78,7 @@ async function* pages(db: Queryable, query: SyncStreamQuery, pageRecords: number
       left[position.get(row.address)!]!--;
       txids.add(row.txid);
     }
-    let page = await syncRecordsOf(db, [...txids], query.order);
+    let page = await syncRecordsOf(db, [...txids], query.order, bound);
     if (query.maxRecords !== null) page = page.slice(0, query.maxRecords - sent);
     if (page.length > 0)
       yield (sent === 0 ? '' : ',') + page.map((r) => JSON.stringify(syncRecordJson(r))).join(',');

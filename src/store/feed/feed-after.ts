@@ -1,6 +1,7 @@
 // The change feed after a score, in pages, for the live stream (GET /v2/sync/stream): the same
 // records GET and POST /v1/sync page through, read with the same statements.
 import type { Queryable } from '../db/db.js';
+import { feedBound } from './feed-bound.js';
 import { type SyncRecord, syncForAddresses, syncFrom } from './feed-queries.js';
 
 /** The highest score a bigint column holds. */
@@ -13,17 +14,25 @@ export interface FeedPage {
 }
 
 /**
- * Records with a score above `after`, ascending, at most about `limit`, concerning `addresses`
+ * Records with a score above `after` and at most `bound` (the feed's bound, feedBound, read before
+ * this call; absent, read here first), ascending, at most about `limit`, concerning `addresses`
  * (null: the whole token). A page never leaves a gap: for addresses, each address's own range is
- * cut at `limit`, so the page ends at the lowest score where some address was cut.
+ * cut at `limit`, so the page ends at the lowest score where some address was cut. `end`: every
+ * record up to the bound was read.
  */
 export async function feedAfter(
   q: Queryable,
-  query: { readonly after: bigint; readonly addresses: readonly string[] | null; readonly limit: number },
+  query: {
+    readonly after: bigint;
+    readonly addresses: readonly string[] | null;
+    readonly limit: number;
+    readonly bound?: bigint;
+  },
 ): Promise<FeedPage> {
   if (query.after >= MAX_SCORE) return { records: [], end: true };
+  const bound = query.bound ?? (await feedBound(q));
   if (query.addresses === null) {
-    const records = await syncFrom(q, { from: query.after + 1n, limit: query.limit });
+    const records = await syncFrom(q, { from: query.after + 1n, limit: query.limit, bound });
     return { records, end: records.length < query.limit };
   }
   const records = await syncForAddresses(q, {
@@ -31,6 +40,7 @@ export async function feedAfter(
     from: query.after,
     limit: query.limit,
     order: 'asc',
+    bound,
   });
   const counts = new Map<string, { n: number; last: bigint }>();
   for (const r of records) {

@@ -1,6 +1,10 @@
 // The change feed as GET and POST /v1/sync read it (contract.md "Parameters", "Score"):
-// transaction records in score order, all of them or those concerning some addresses.
+// transaction records in score order, all of them or those concerning some addresses. Every read
+// stops at the feed's bound (store/feed/feed-bound.ts, ADR 0020), read in a statement before it:
+// the caller's, or one of its own. Below it no record can still appear; above it one could appear
+// later with a lower score than one already answered, and a client paging on would skip it.
 import type { Queryable } from '../db/db.js';
+import { feedBound } from './feed-bound.js';
 
 export type FeedState = 'unconfirmed' | 'mined' | 'failed';
 export type SyncOrder = 'asc' | 'desc';
@@ -68,14 +72,22 @@ function checkScore(from: bigint): void {
   if (from < 0n || from > MAX_SCORE) throw new RangeError(`invalid score ${from}`);
 }
 
-/** Records with score >= from, ascending, at most `limit` of them (GET /v1/sync). */
-export async function syncFrom(q: Queryable, opts: { from: bigint; limit: number }): Promise<SyncRecord[]> {
+/**
+ * Records with from <= score <= the feed's bound, ascending, at most `limit` of them (GET /v1/sync).
+ * `bound`: one the caller read (feedBound) before this call; absent, read here first.
+ */
+export async function syncFrom(
+  q: Queryable,
+  opts: { from: bigint; limit: number; bound?: bigint },
+): Promise<SyncRecord[]> {
   checkScore(opts.from);
   checkLimit(opts.limit, 'limit');
   if (opts.limit === 0) return [];
+  const bound = opts.bound ?? (await feedBound(q));
+  if (bound < opts.from) return [];
   const rows = await q.query<SyncRow>(
-    `SELECT ${COLUMNS} FROM transactions t WHERE t.score >= $1 ORDER BY t.score LIMIT $2`,
-    [opts.from, opts.limit],
+    `SELECT ${COLUMNS} FROM transactions t WHERE t.score >= $1 AND t.score <= $3 ORDER BY t.score LIMIT $2`,
+    [opts.from, opts.limit, bound],
   );
   return rows.map(toSyncRecord);
 }
@@ -91,13 +103,15 @@ export interface AddressSyncQuery {
   /** At most this many records per address (0: all); a record of two addresses counts for both. */
   readonly limit: number;
   readonly order: SyncOrder;
+  /** The feed's bound, read by the caller before this call (feedBound); absent, read here first. */
+  readonly bound?: bigint;
 }
 
 /**
  * Records concerning any of the addresses (as sender or receiver), each once, in score
  * order (POST /v1/sync). Each address contributes its own first `limit` records in the
  * requested order (`asc`: scores above `from`; `desc`: newest first, scores below `from` when
- * it is not 0); the union is then sorted by score in that order.
+ * it is not 0), none above the feed's bound; the union is then sorted by score in that order.
  */
 export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): Promise<SyncRecord[]> {
   checkScore(query.from);
@@ -105,7 +119,8 @@ export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): P
   const addresses = [...new Set(query.addresses)];
   if (addresses.length === 0) return [];
   const asc = query.order === 'asc';
-  const bound = asc || query.from !== 0n ? query.from : MAX_SCORE;
+  const edge = asc || query.from !== 0n ? query.from : MAX_SCORE;
+  const end = query.bound ?? (await feedBound(q));
   const direction = asc ? 'ASC' : 'DESC';
   // One index range per address (transaction_addresses (address, score)), cut at the
   // per-address limit; LIMIT NULL is no limit.
@@ -115,13 +130,13 @@ export async function syncForAddresses(q: Queryable, query: AddressSyncQuery): P
                FROM unnest($1::text[]) AS wanted(address)
                CROSS JOIN LATERAL (
                  SELECT ta.txid FROM transaction_addresses ta
-                  WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $2
+                  WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $2 AND ta.score <= $4
                   ORDER BY ta.score ${direction}
                   LIMIT $3::bigint
                ) AS picked) AS concerned
        JOIN transactions t ON t.txid = concerned.txid
       ORDER BY t.score ${direction}`,
-    [addresses, bound, query.limit === 0 ? null : query.limit],
+    [addresses, edge, query.limit === 0 ? null : query.limit, end],
   );
   return rows.map(toSyncRecord);
 }
@@ -149,25 +164,27 @@ export async function addressScorePage(
     readonly from: bigint;
     readonly order: 'asc' | 'desc';
     readonly page: number;
+    /** The feed's bound (feedBound), read before the answer's first page: no row above it. */
+    readonly bound: bigint;
   },
 ): Promise<AddressScore[]> {
   checkScore(query.from);
   checkLimit(query.page, 'page');
   if (query.addresses.length === 0 || query.page === 0) return [];
   const asc = query.order === 'asc';
-  const bound = asc || query.from !== 0n ? query.from : MAX_SCORE;
+  const edge = asc || query.from !== 0n ? query.from : MAX_SCORE;
   const rows = await q.query<{ address: string; txid: string; score: string }>(
     `SELECT picked.address, picked.txid, picked.score
        FROM unnest($1::text[], $2::int[]) AS wanted(address, take)
        CROSS JOIN LATERAL (
          SELECT ta.address, ta.txid, ta.score FROM transaction_addresses ta
-          WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $3
+          WHERE ta.address = wanted.address AND ta.score ${asc ? '>' : '<'} $3 AND ta.score <= $5
           ORDER BY ta.score ${asc ? 'ASC' : 'DESC'}
           LIMIT LEAST(wanted.take, $4::int)
        ) AS picked
       ORDER BY picked.score ${asc ? 'ASC' : 'DESC'}
       LIMIT $4::int + cardinality($1::text[])`,
-    [query.addresses, query.take, bound, query.page],
+    [query.addresses, query.take, edge, query.page, query.bound],
   );
   const all = rows.map((r) => ({ address: r.address, txid: r.txid, score: BigInt(r.score) }));
   if (all.length <= query.page) return all;
@@ -177,16 +194,22 @@ export async function addressScorePage(
   return all.slice(0, end);
 }
 
-/** The feed records of `txids` the index holds, by score in `order`. */
+/**
+ * The feed records of `txids` the index holds, by score in `order`, none above `bound` (the
+ * answer's feedBound): a record rescored since its address row was read, to a score above the
+ * bound, is left to the read that reaches its new score.
+ */
 export async function syncRecordsOf(
   q: Queryable,
   txids: readonly string[],
   order: 'asc' | 'desc',
+  bound: bigint,
 ): Promise<SyncRecord[]> {
   if (txids.length === 0) return [];
   const rows = await q.query<SyncRow>(
-    `SELECT ${COLUMNS} FROM transactions t WHERE t.txid = ANY($1::text[]) ORDER BY t.score ${order === 'asc' ? 'ASC' : 'DESC'}`,
-    [txids],
+    `SELECT ${COLUMNS} FROM transactions t WHERE t.txid = ANY($1::text[]) AND t.score <= $2
+      ORDER BY t.score ${order === 'asc' ? 'ASC' : 'DESC'}`,
+    [txids, bound],
   );
   return rows.map(toSyncRecord);
 }

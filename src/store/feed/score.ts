@@ -16,11 +16,31 @@
 // scores, and commit), with no slow work or waiting on other locks after it.
 //
 // On PGlite, transactions already run one at a time; the lock costs nothing there.
+//
+// Readers of the ordered feed also stop at its bound (feed-bound.ts), which stays true if writers
+// draw under shared markers instead (SCORE_MARK_JOIN): docs/adr/0020-scores-drawn-under-shared-markers.md
+// says what must change before they do.
 import { holdTransactionLock } from '../db/advisory-lock.js';
 import type { Queryable } from '../db/db.js';
 
 /** Advisory lock key serialising score draws (any constant unique to this use). */
 export const SCORE_LOCK_KEY = 7_364_821_002;
+
+/**
+ * The marker keys' base (docs/adr/0020-scores-drawn-under-shared-markers.md): a writer that draws
+ * with SCORE_MARK_JOIN holds the shared advisory lock MARK_BASE + L, L being the sequence's last
+ * value just before its draw, so every score it draws is above L. 2^62: keys from it up to the
+ * largest bigint are markers (pg_locks: classid from 2^30 to 2^31 - 1, objsubid 1), and no other
+ * advisory key of this service comes near it.
+ */
+export const MARK_BASE = 2n ** 62n;
+
+/**
+ * The sequence's last value, 0 before the first draw: a function call, read when evaluated (not
+ * from the statement's snapshot). The sequence has CACHE 1 (migration 001), so it is the highest
+ * score any session has drawn.
+ */
+export const SCORE_LAST_VALUE = "COALESCE(pg_sequence_last_value('change_score_seq'::regclass), 0)";
 
 /**
  * Draws `count` new scores, strictly increasing, for rows written by the calling
@@ -53,6 +73,15 @@ export async function lockScores(tx: Queryable): Promise<void> {
  * transaction locked before. It is the transaction's last lock, as for nextScores.
  */
 export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock(${SCORE_LOCK_KEY})) AS score_lock`;
+
+/**
+ * SCORE_LOCK_JOIN's successor (ADR 0020): instead of the exclusive lock, a shared marker on
+ * MARK_BASE + the sequence's last value, taken before anything is drawn (the draw is in the
+ * projection of the rows joined with this one row, as for SCORE_LOCK_JOIN). Writers never wait
+ * for each other; a reader of the ordered feed reads no score above the least marker held
+ * (store/feed/feed-bound.ts). Held to commit or rollback, in shared memory, no WAL.
+ */
+export const SCORE_MARK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock_shared(${MARK_BASE} + ${SCORE_LAST_VALUE})) AS score_lock`;
 
 /** One new score, drawn as a row of a statement joined with SCORE_LOCK_JOIN is made. */
 export const SCORE_DRAW = "nextval('change_score_seq')";

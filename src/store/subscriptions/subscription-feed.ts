@@ -1,8 +1,8 @@
 // What the dispatcher reads of the change feed: the records after its cursor, and for each the
 // (subscription, address) pairs they concern, with the amounts the address received and spent.
 // A feed record is rewritten with a new score whenever it changes (mined, reorged out, failed:
-// store/feed/feed-writes.ts), so reading scores above a cursor sees every change once, in
-// order (scores become visible in increasing order: store/feed/score.ts).
+// store/feed/feed-writes.ts), so reading scores above a cursor, up to the feed's bound read
+// before (store/feed/feed-bound.ts), sees every change once, in order.
 import type { Queryable } from '../db/db.js';
 
 /** Locks the cursor row for the rest of `tx` (one dispatcher at a time); its score. */
@@ -23,16 +23,20 @@ export async function dispatchCursor(q: Queryable): Promise<bigint> {
   return BigInt(rows[0]!.score);
 }
 
-/** The scores of the next `limit` feed records after `after`: how far a batch reaches. */
+/**
+ * The scores of the next `limit` feed records after `after`, none above `bound` (feedBound, read
+ * in an earlier statement): how far a batch reaches.
+ */
 export async function feedBatchEnd(
   q: Queryable,
   after: bigint,
   limit: number,
+  bound: bigint,
 ): Promise<{ readonly last: bigint | null; readonly count: number }> {
   const rows = await q.query<{ last: string | null; n: string }>(
     `SELECT max(score)::text AS last, count(*) AS n
-       FROM (SELECT score FROM transactions WHERE score > $1 ORDER BY score LIMIT $2) b`,
-    [after, limit],
+       FROM (SELECT score FROM transactions WHERE score > $1 AND score <= $3 ORDER BY score LIMIT $2) b`,
+    [after, limit, bound],
   );
   const last = rows[0]?.last ?? null;
   return { last: last === null ? null : BigInt(last), count: Number(rows[0]?.n ?? 0) };
@@ -87,7 +91,7 @@ interface ChangeRow {
 }
 
 /**
- * The feed records with a score in (after, upTo], each joined with every subscription that
+ * The feed records with a score in (after, upTo] (upTo at most a bound feedBatchEnd kept to), each joined with every subscription that
  * watches one of its addresses (and began before it), in score order.
  */
 export async function subscribedChanges(

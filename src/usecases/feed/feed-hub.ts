@@ -1,9 +1,10 @@
 // The live change feed's one reader per process (GET /v2/sync/stream): however many streams are
-// open, one timer looks at the feed's stamp (on PGlite first at the count of local writes, which
-// costs no query), reads what is new once, and hands each stream the records that concern it. A
-// quiet stream costs its socket and one small object: no timer, no query of its own. The
-// database's feed rows are the truth (scores become visible in order: ADR 0001); the stamp is
-// only a wake-up, so several instances need nothing but the database they share.
+// open, one timer looks at the feed's bound (store/feed/feed-bound.ts, ADR 0020; on PGlite first
+// at the count of local writes, which costs no query), reads what is new up to it once, and hands
+// each stream the records that concern it. A quiet stream costs its socket and one small object:
+// no timer, no query of its own. The database's feed rows are the truth (no record at or below a
+// bound can appear later); the bound, read once a round for every stream, is both the wake-up and
+// where the round's reads stop, so several instances need nothing but the database they share.
 //
 // A stream that joins with a cursor behind the hub's reads its own pages up to the hub first
 // (the same statements as /v1/sync), then joins at once, in the same tick as its last check:
@@ -13,8 +14,8 @@
 import type { Db } from '../../store/db/db.js';
 import { hotReads } from '../../store/db/db.js';
 import { type FeedPage, feedAfter } from '../../store/feed/feed-after.js';
+import { feedBound } from '../../store/feed/feed-bound.js';
 import type { SyncRecord } from '../../store/feed/feed-queries.js';
-import { feedStamp } from '../../store/wallets/wallet-queries.js';
 
 export interface FeedSubscriber {
   /** The score read up to (excluded from what comes next). */
@@ -73,9 +74,9 @@ export class FeedHub {
     return this.#live.size;
   }
 
-  /** The stamp now: where a stream that asks for no history starts. */
+  /** The feed's bound now: where a stream that asks for no history starts. */
   async tip(): Promise<bigint> {
-    return BigInt(await feedStamp(hotReads(this.#db)));
+    return feedBound(hotReads(this.#db));
   }
 
   /**
@@ -109,18 +110,21 @@ export class FeedHub {
   }
 
   /**
-   * A catch-up page, with the hub's cursor when its read began. Streams of the whole token
+   * A catch-up page, with the hub's cursor when its read began, read up to the feed's bound or that
+   * cursor, whichever is higher: the hub read that cursor after a bound at least as high, so every
+   * record up to it that will ever be visible is visible already (the bound read now may be
+   * lower, while a writer that began after that read is open). Streams of the whole token
    * catching up from the same score (many clients resuming after a restart, say) share one read,
    * kept for a second after it ends, and the same record objects, whose event text the route
    * makes once. A kept page is as good as a fresh one: its `hubBefore` is that of its read.
    */
   #pageAfter(after: bigint, addresses: readonly string[] | null): Promise<CatchUpPage> {
-    const read = () => {
+    const read = async (): Promise<CatchUpPage> => {
       const hubBefore = this.#cursor;
-      return feedAfter(hotReads(this.#db), { after, addresses, limit: this.#page }).then((page) => ({
-        page,
-        hubBefore,
-      }));
+      const reads = hotReads(this.#db);
+      const now = await feedBound(reads);
+      const bound = hubBefore !== null && hubBefore > now ? hubBefore : now;
+      return { page: await feedAfter(reads, { after, addresses, limit: this.#page, bound }), hubBefore };
     };
     if (addresses !== null) return read();
     const kept = this.#reads.get(after);
@@ -192,10 +196,15 @@ export class FeedHub {
       const local = this.#db.localWrites?.();
       if (local !== undefined && local === this.#lastLocalWrites) return;
       const reads = hotReads(this.#db);
-      const stamp = BigInt(await feedStamp(reads));
+      const bound = await feedBound(reads);
       this.#lastLocalWrites = local ?? null;
-      for (let guard = 0; this.#cursor !== null && stamp > this.#cursor && guard < 100; guard++) {
-        const page = await feedAfter(reads, { after: this.#cursor, addresses: null, limit: this.#page });
+      for (let guard = 0; this.#cursor !== null && bound > this.#cursor && guard < 100; guard++) {
+        const page = await feedAfter(reads, {
+          after: this.#cursor,
+          addresses: null,
+          limit: this.#page,
+          bound,
+        });
         if (page.records.length === 0) break;
         // Delivered in this tick with the cursor move: a stream joining now sees the new cursor.
         this.#cursor = page.records.at(-1)!.score;

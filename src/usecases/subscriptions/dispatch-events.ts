@@ -6,6 +6,7 @@
 // cursor. The transfers' write path is not touched: events come from the feed rows it writes.
 import type { Logger } from '../../process/logger.js';
 import type { Db } from '../../store/db/db.js';
+import { feedBound } from '../../store/feed/feed-bound.js';
 import {
   insertSubscriptionEvents,
   type NewSubscriptionEvent,
@@ -47,7 +48,10 @@ export async function dispatchOnce(
   const holdUntil = new Date(now.getTime() - (settings.holdMs ?? 30_000));
   return db.transaction(async (tx) => {
     const cursor = await lockDispatchCursor(tx);
-    const end = await feedBatchEnd(tx, cursor, batch);
+    // Read in a statement of its own, before the batch's: no record at or below it can appear
+    // later, so the cursor never passes one (store/feed/feed-bound.ts).
+    const bound = await feedBound(tx);
+    const end = await feedBatchEnd(tx, cursor, batch, bound);
     if (end.last === null) return { events: 0, more: false, byStatus: {} };
     const changes = await subscribedChanges(tx, cursor, end.last);
     const events: NewSubscriptionEvent[] = [];
