@@ -70,6 +70,21 @@ const recentAddresses = new Map<string, string>();
 
 /** The public key hash of a P2PKH address; null for any other address or invalid text. */
 export function pubKeyHashOf(address: string): Uint8Array | null {
-  const parsed = parseAddress(address);
-  return parsed?.kind === 'p2pkh' ? parsed.hash : null;
+  let hash = recentHashes.get(address);
+  if (hash === undefined) {
+    const parsed = parseAddress(address);
+    if (parsed?.kind !== 'p2pkh') return null;
+    hash = parsed.hash;
+    if (recentHashes.size >= RECENT_ADDRESSES_MAX) recentHashes.clear();
+    recentHashes.set(address, hash);
+  }
+  // A copy: the memo's own bytes are never handed out.
+  return hash.slice();
 }
+
+/**
+ * Decoding Base58Check is quadratic work too (about 15 us an address here), asked again for
+ * every input a transfer spends: the P2PKH addresses decoded lately, by their text (a pure
+ * memo, bounded).
+ */
+const recentHashes = new Map<string, Uint8Array>();

@@ -225,6 +225,15 @@ describe('p2pkhAddress', () => {
     );
   });
 
+  it('answers a hash decoded before with bytes of its own each time', () => {
+    const hash = new Uint8Array(20).fill(7);
+    const address = p2pkhAddress(hash);
+    const first = pubKeyHashOf(address)!;
+    first.fill(0);
+    assert.deepEqual(pubKeyHashOf(address), hash);
+    assert.equal(pubKeyHashOf(`${address.slice(0, -1)}${address.endsWith('1') ? '2' : '1'}`), null);
+  });
+
   it('refuses a hash that is not 20 bytes', () => {
     assert.throws(() => p2pkhAddress(new Uint8Array(19)), RangeError);
     assert.throws(() => p2pkhAddress(new Uint8Array(32)), RangeError);
