@@ -10,7 +10,7 @@ import type { Queryable } from '../../src/store/db/db.js';
 import { feedAfter } from '../../src/store/feed/feed-after.js';
 import { feedBound, feedEdge } from '../../src/store/feed/feed-bound.js';
 import { syncForAddresses, syncFrom } from '../../src/store/feed/feed-queries.js';
-import { SCORE_DRAW, SCORE_MARK_JOIN } from '../../src/store/feed/score.js';
+import { lockScores, SCORE_DRAW, SCORE_LOCK_JOIN, SCORE_MARK_JOIN } from '../../src/store/feed/score.js';
 import { feedBatchEnd } from '../../src/store/subscriptions/subscription-feed.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
@@ -208,4 +208,38 @@ describeOnEachDb('a reader with the feed bound, writers open at once', { only: '
     assert.equal(await feedBound(fresh.db), low);
     assert.deepEqual(await feedEdge(fresh.db), { bound: low, last: low }, 'none open');
   });
+});
+
+describeOnEachDb('a writer on the score lock', { only: 'postgres' }, (fresh) => {
+  // Writers still serialise on ADR 0001's lock; they take their marker once they hold it, so a
+  // reader that starts a cursor at the bound (the feed hub's tip) never starts past a score drawn
+  // and not yet committed. Without the marker the bound would be that score itself.
+  for (const how of ['its statement', 'lockScores'] as const) {
+    test(`keeps the bound below the score it drew until it commits (${how})`, async () => {
+      let drawn!: (score: bigint) => void;
+      const score = new Promise<bigint>((resolve) => {
+        drawn = resolve;
+      });
+      let commit!: () => void;
+      const release = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      const writer = fresh.db.transaction(async (tx) => {
+        if (how === 'lockScores') await lockScores(tx);
+        const join = how === 'lockScores' ? '' : SCORE_LOCK_JOIN;
+        const rows = await tx.query<{ score: string }>(
+          `SELECT ${SCORE_DRAW}::text AS score FROM (SELECT 1) AS one ${join}`,
+        );
+        drawn(BigInt(rows[0]!.score));
+        await release;
+      });
+      const open = await score;
+      const edge = await feedEdge(fresh.db);
+      assert.equal(edge.last, open, 'the sequence has handed the score out');
+      assert.ok(edge.bound < open, `bound ${edge.bound} below the open writer's ${open}`);
+      commit();
+      await writer;
+      assert.equal(await feedBound(fresh.db), open);
+    });
+  }
 });

@@ -39,6 +39,9 @@ describe('score lock timing', () => {
   }, async () => {
     const db = await openPostgresDb(testDatabaseUrl!, { max: 1 });
     try {
+      // lockScores takes the writer's marker too, which reads the score sequence: a session's own
+      // (the one connection) stands in for the migrated schema's.
+      await db.query('CREATE TEMP SEQUENCE IF NOT EXISTS change_score_seq');
       const before = scoreLockTotals();
       await db.transaction(async (tx) => {
         await tx.query('SELECT 1');

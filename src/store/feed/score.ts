@@ -20,7 +20,6 @@
 // Readers of the ordered feed also stop at its bound (feed-bound.ts), which stays true if writers
 // draw under shared markers instead (SCORE_MARK_JOIN): docs/adr/0020-scores-drawn-under-shared-markers.md
 // says what must change before they do.
-import { holdTransactionLock } from '../db/advisory-lock.js';
 import type { Queryable } from '../db/db.js';
 
 /** Advisory lock key serialising score draws (any constant unique to this use). */
@@ -43,6 +42,15 @@ export const MARK_BASE = 2n ** 62n;
 export const SCORE_LAST_VALUE = "COALESCE(pg_sequence_last_value('change_score_seq'::regclass), 0)";
 
 /**
+ * The writer's marker (ADR 0020): the shared advisory lock MARK_BASE + the sequence's last value,
+ * taken before the writer draws, held to commit or rollback. Writers that still serialise on the
+ * score lock take it too, once they hold the lock: a reader's bound (feed-bound.ts) then stays
+ * below every score drawn and not yet committed, whichever way writers draw, so a reader may
+ * start a cursor at the bound (the feed hub does) without passing a score still to come.
+ */
+export const SCORE_MARK = `pg_advisory_xact_lock_shared(${MARK_BASE} + ${SCORE_LAST_VALUE})`;
+
+/**
  * Draws `count` new scores, strictly increasing, for rows written by the calling
  * transaction. `tx` must be a transaction handle (from db.transaction), never the pool.
  */
@@ -58,21 +66,25 @@ export async function nextScores(tx: Queryable, count: number): Promise<bigint[]
 }
 
 /**
- * Takes the score lock, held to commit: the draw that follows (nextScores) must come next.
+ * Takes the score lock, held to commit, then the writer's marker (SCORE_MARK): the draw that
+ * follows (nextScores) must come next.
  */
 export async function lockScores(tx: Queryable): Promise<void> {
-  await holdTransactionLock(tx, SCORE_LOCK_KEY);
+  await tx.query(`SELECT ${SCORE_MARK} FROM (SELECT pg_advisory_xact_lock($1) OFFSET 0) AS held`, [
+    SCORE_LOCK_KEY,
+  ]);
 }
 
 /**
  * For a statement that takes the score lock and draws its scores itself (one round trip less
  * than lockScores + nextScores; store/feed/feed-records.ts, store/feed/feed-writes.ts): the rows to score,
  * in their order, CROSS JOINed with SCORE_LOCK_JOIN, each drawing SCORE_DRAW. Every scored row is
- * a row joined with the one row of `pg_advisory_xact_lock`, so no score is drawn before the lock
- * is held. The statement's snapshot predates the lock: it may only insert rows, or update rows its
+ * a row joined with the one row of `pg_advisory_xact_lock` and then the marker (SCORE_MARK; the
+ * OFFSET 0 keeps the lock's subquery apart, run first), so no score is drawn before both are
+ * held. The statement's snapshot predates the lock: it may only insert rows, or update rows its
  * transaction locked before. It is the transaction's last lock, as for nextScores.
  */
-export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock(${SCORE_LOCK_KEY})) AS score_lock`;
+export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT ${SCORE_MARK} FROM (SELECT pg_advisory_xact_lock(${SCORE_LOCK_KEY}) OFFSET 0) AS held) AS score_lock`;
 
 /**
  * SCORE_LOCK_JOIN's successor (ADR 0020): instead of the exclusive lock, a shared marker on
@@ -81,7 +93,7 @@ export const SCORE_LOCK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock(${SCORE
  * for each other; a reader of the ordered feed reads no score above the least marker held
  * (store/feed/feed-bound.ts). Held to commit or rollback, in shared memory, no WAL.
  */
-export const SCORE_MARK_JOIN = `CROSS JOIN (SELECT pg_advisory_xact_lock_shared(${MARK_BASE} + ${SCORE_LAST_VALUE})) AS score_lock`;
+export const SCORE_MARK_JOIN = `CROSS JOIN (SELECT ${SCORE_MARK}) AS score_lock`;
 
 /** One new score, drawn as a row of a statement joined with SCORE_LOCK_JOIN is made. */
 export const SCORE_DRAW = "nextval('change_score_seq')";
