@@ -67,12 +67,25 @@ export async function leaseFundingOutputs(
   return rows.map(toOutput).sort((a, b) => (a.satoshis < b.satoshis ? -1 : a.satoshis > b.satoshis ? 1 : 0));
 }
 
-/** Extends the owner's live leases; returns the outputs it still holds (a lost one is not among them). */
-export async function renewFundingLeases(q: Queryable, owner: string, until: Date): Promise<Set<string>> {
+/**
+ * Extends to `until` the owner's live leases that end before `renewBefore` (past half their
+ * life, say: a renewal of every lease at every tick was one to two row writes a transfer);
+ * returns every output the owner still holds, renewed or not (a lost one is not among them).
+ */
+export async function renewFundingLeases(
+  q: Queryable,
+  owner: string,
+  until: Date,
+  renewBefore: Date = until,
+): Promise<Set<string>> {
+  // The SELECT reads the statement's snapshot, from before the UPDATE: the rows held then, which
+  // the update keeps held (it changes only lease_until).
   const rows = await q.query<{ txid: string; vout: number }>(
-    `UPDATE funding_outputs SET lease_until = $2
-      WHERE lease_owner = $1 AND state = 'available' RETURNING txid, vout`,
-    [owner, until],
+    `WITH renewed AS (UPDATE funding_outputs SET lease_until = $2
+                       WHERE lease_owner = $1 AND state = 'available' AND lease_until < $3 RETURNING 1)
+     SELECT txid, vout FROM funding_outputs
+      WHERE lease_owner = $1 AND state = 'available'`,
+    [owner, until, renewBefore],
   );
   return new Set(rows.map((r) => `${r.txid}_${r.vout}`));
 }

@@ -121,7 +121,11 @@ export function createFundingLeasePool(deps: {
 
   const renewAndFit = async (): Promise<void> => {
     try {
-      const held = await renewFundingLeases(deps.db, owner, lease().until);
+      const { now, until } = lease();
+      // Renewed once past half their life, or when they would end within two ticks (a keeping
+      // tick close to the lease's length renews every lease, as each tick once did).
+      const soon = Math.max(settings.leaseMs / 2, 2 * settings.keepEveryMs);
+      const held = await renewFundingLeases(deps.db, owner, until, new Date(now.getTime() + soon));
       free = free.filter((o) => held.has(`${o.txid}_${o.vout}`));
       const surplus = free.length - 2 * wanted();
       if (surplus > 0) {
