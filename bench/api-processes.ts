@@ -22,7 +22,7 @@ import {
   gaugeValue,
   scrapeMetrics,
 } from './batch-metrics.js';
-import { BENCH_SERVICE_FLAGS, mineUntilMined } from './bench-service.js';
+import { mineUntilMined } from './bench-service.js';
 import { describeCpu, describeSwitches, sampleCpu } from './cpu-accounts.js';
 import { CeilingSamples, type CryptoSpeed } from './crypto-ceiling.js';
 import {
@@ -36,7 +36,8 @@ import {
   walPosition,
 } from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
-import { startChild, stopAllChildren } from './load/processes.js';
+import { stopAllChildren } from './load/processes.js';
+import { startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
 import { describeTableWrites, tableWrites } from './table-writes.js';
 import { submitTransfers } from './transfer-submitters.js';
@@ -73,33 +74,13 @@ export async function processTransfers(serverUrl: string, count: number): Promis
       tag: 'api processes',
     });
     const port = await freePort();
-    const service = await startChild(
-      'service',
-      ENTRY,
-      [
-        'start',
-        '--data-dir',
-        tempDir('service'),
-        '--log-level',
-        'warn',
-        '--no-rate-limit-enabled',
-        // ARC (the devnet) calls the service back with every status, as in production.
-        '--port',
-        String(port),
-        '--public-base-url',
-        `http://127.0.0.1:${port}`,
-        '--arc-callback-token',
-        'bench-callback-token',
-        ...shared,
-        ...BENCH_SERVICE_FLAGS,
-      ],
-      /running at (http:\/\/\S+)/,
-      60_000,
-      [
-        ...(PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE]),
-        ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
-      ],
-    );
+    const service = await startServiceProcess({
+      entry: ENTRY,
+      dataDir: tempDir('service'),
+      port,
+      shared,
+      ...(PROFILE !== undefined && { profileDir: PROFILE }),
+    });
     // PostgreSQL's CPU: the backends of the run's database and the WAL writer, not the other
     // databases' backends of a shared server (refreshed: the service opens connections as it warms).
     let backends = await backendPids(database.url);

@@ -38,10 +38,10 @@ import { freshDatabase } from '../test/support/test-databases.js';
 import { party, TokenWorld } from '../test/support/token-world.js';
 import { WARMUP_SECONDS } from './api-transfers.js';
 import { batchFiguresOf, describeBatches, scrapeMetrics } from './batch-metrics.js';
-import { BENCH_SERVICE_FLAGS } from './bench-service.js';
 import { cryptoCpu, OWN_SIGNS, OWN_VERIFIES } from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
-import { startChild, stopAllChildren } from './load/processes.js';
+import { stopAllChildren } from './load/processes.js';
+import { startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
 import { percentileOf, submitTransfers } from './transfer-submitters.js';
 
@@ -136,32 +136,13 @@ async function run(serverUrl: string): Promise<void> {
       tag: 'service cpu',
     });
     const port = await freePort();
-    const service = await startChild(
-      'service',
-      'src/cli/entry.ts',
-      [
-        'start',
-        '--data-dir',
-        tempDir('service'),
-        '--log-level',
-        'warn',
-        '--no-rate-limit-enabled',
-        '--port',
-        String(port),
-        '--public-base-url',
-        `http://127.0.0.1:${port}`,
-        '--arc-callback-token',
-        'bench-callback-token',
-        ...shared,
-        ...BENCH_SERVICE_FLAGS,
-      ],
-      /running at (http:\/\/\S+)/,
-      60_000,
-      [
-        ...(PROFILE === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILE]),
-        ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
-      ],
-    );
+    const service = await startServiceProcess({
+      entry: 'src/cli/entry.ts',
+      dataDir: tempDir('service'),
+      port,
+      shared,
+      ...(PROFILE !== undefined && { profileDir: PROFILE }),
+    });
     const speeds = Array.from({ length: 5 }, () => cryptoCpu());
     // Idle: the service started, nothing submitted yet.
     await new Promise((r) => setTimeout(r, 1000));
