@@ -150,6 +150,8 @@ export async function prepare(
     await ctx.broadcasts.close().catch(() => undefined);
     await parts.writerLink?.close().catch(() => undefined);
     await parts.ledger.close().catch(() => undefined);
+    // Before the database closes: its renewal would otherwise go on against a closed pool.
+    await parts.identity.release();
     await db.close();
   }
 }
