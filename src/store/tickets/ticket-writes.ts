@@ -190,12 +190,6 @@ export interface TicketWrite {
   readonly lookAgain: LookAgain;
   /** Reached MINED for the first time: first_mined_at is set. */
   readonly firstMined: boolean;
-  /**
-   * Left BROADCASTING for the network: its token inputs are spent, no longer merely reserved,
-   * and its funding output is spent. Nothing is written for it: the status written says so
-   * (docs/adr/0019-reservations-end-with-their-ticket.md).
-   */
-  readonly release: boolean;
 }
 
 /**

@@ -186,7 +186,6 @@ async function applyInTransaction(
       errors: plan.failure,
       lookAgain: lookAgainAfter(plan),
       firstMined: firstMinedAt === null && plan.steps.some((s) => s.to === 'MINED'),
-      release: plan.release && plan.failure === null,
     });
     for (const step of plan.steps) {
       const reason = step.to === 'FAILED' ? plan.failure : null;
