@@ -91,8 +91,9 @@ interface ChangeRow {
 }
 
 /**
- * The feed records with a score in (after, upTo] (upTo at most a bound feedBatchEnd kept to), each joined with every subscription that
- * watches one of its addresses (and began before it), in score order.
+ * The feed records with a score in (after, upTo] (upTo at most a bound feedBatchEnd kept to),
+ * each joined with every subscription that watches one of its addresses (and began before it),
+ * in score order.
  */
 export async function subscribedChanges(
   q: Queryable,
