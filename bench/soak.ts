@@ -39,7 +39,10 @@ const SNAPSHOTS = process.env.SOAK_HEAP_SNAPSHOTS;
 const COINS_PER_WALLET = 25;
 const BASELINE_SECONDS = 5;
 const WARMUP_SECONDS = Math.max(60, SECONDS / 4);
-/** The warm-up also lasts until this many transfers (the JIT's work follows the load done, not the clock), but at most half the run. */
+/**
+ * The warm-up also lasts until this many transfers (the JIT's work follows the load done, not the
+ * clock), but at most half the run.
+ */
 const WARMUP_TRANSFERS = Number(process.env.SOAK_WARMUP_TRANSFERS ?? 1000);
 
 const gc = (globalThis as { gc?: () => void }).gc;
