@@ -18,20 +18,20 @@
 // marker is ever held when a reader runs, and the bound is S.
 import type { Queryable } from '../db/db.js';
 import { NO_PARAMETERS } from '../db/db.js';
-import { MARK_BASE, SCORE_LAST_VALUE } from './score.js';
+import { MARK_BASE, MARK_OF_SCHEMA, SCORE_LAST_VALUE } from './score.js';
 
 /** A marker's key in pg_locks: a bigint advisory lock is (classid, objid) = (high, low) 32 bits, objsubid 1. */
 const LOCK_KEY = '((l.classid::bigint << 32) | l.objid::bigint)';
 
-/** Markers are keys from MARK_BASE (2^62) up: classid from 2^30 to 2^31 - 1. */
+/** This schema's markers are keys from MARK_OF_SCHEMA up, 2^40 of them (score.ts). */
 const FEED_BOUND = `SELECT COALESCE(
-         (SELECT min(${LOCK_KEY}) - ${MARK_BASE} FROM pg_locks l
+         (SELECT min(${LOCK_KEY}) - t.base FROM pg_locks l
            WHERE l.locktype = 'advisory' AND l.objsubid = 1
              AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-             AND l.classid::bigint >= ${MARK_BASE >> 32n} AND l.classid::bigint < ${MARK_BASE >> 31n}
-             AND ${LOCK_KEY} - ${MARK_BASE} < s.last),
+             AND l.classid::bigint >= ${MARK_BASE >> 32n}
+             AND ${LOCK_KEY} >= t.base AND ${LOCK_KEY} - t.base < s.last),
          s.last)::text AS bound, s.last::text AS last
-    FROM (SELECT ${SCORE_LAST_VALUE} AS last OFFSET 0) s`;
+    FROM (SELECT ${SCORE_LAST_VALUE} AS last OFFSET 0) s, (SELECT ${MARK_OF_SCHEMA} AS base) t`;
 
 /**
  * The highest score a reader may read up to in its next statement: every record with a score at

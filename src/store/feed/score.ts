@@ -48,7 +48,15 @@ export const SCORE_LAST_VALUE = "COALESCE(pg_sequence_last_value('change_score_s
  * below every score drawn and not yet committed, whichever way writers draw, so a reader may
  * start a cursor at the bound (the feed hub does) without passing a score still to come.
  */
-export const SCORE_MARK = `pg_advisory_xact_lock_shared(${MARK_BASE} + ${SCORE_LAST_VALUE})`;
+/**
+ * Where this schema's markers start: MARK_BASE plus a tag of the schema's score sequence (its oid
+ * modulo 2^21) times 2^40. Advisory locks are the whole database's: the test suites, each in a
+ * schema of its own in one database, would otherwise lower each other's bounds. A score below
+ * 2^40 keeps its marker within its schema's range.
+ */
+export const MARK_OF_SCHEMA = `(${MARK_BASE} + ('change_score_seq'::regclass::oid::bigint % 2097152) * 1099511627776)`;
+
+export const SCORE_MARK = `pg_advisory_xact_lock_shared(${MARK_OF_SCHEMA} + ${SCORE_LAST_VALUE})`;
 
 /**
  * Draws `count` new scores, strictly increasing, for rows written by the calling
