@@ -6,7 +6,6 @@
 // Setup, untimed: the wallets' transfers are prepared with the service's own parts
 // (bench/load/world.ts), then the service starts. Printed like the in-process runs.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,7 +36,7 @@ import {
 } from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { stopAllChildren } from './load/processes.js';
-import { startServiceProcess } from './load/service-process.js';
+import { freePort, startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
 import { describeTableWrites, tableWrites } from './table-writes.js';
 import { submitTransfers } from './transfer-submitters.js';
@@ -245,13 +244,4 @@ async function untilMined(url: string, ticketIds: readonly string[]): Promise<vo
   } finally {
     await client.end();
   }
-}
-
-/** A port free on the loopback now (the service must know its own URL for ARC's callbacks). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -25,7 +25,6 @@
 //   service CPU x<ratio> of own signatures (main thread x<a>, other threads x<b>; less idle x<c>)
 //   cosign step x<ratio> of own signatures (median of <n> rounds: <low>-<high>)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cosignTransfer } from '../src/domain/cosign-transfer.js';
@@ -41,7 +40,7 @@ import { batchFiguresOf, describeBatches, scrapeMetrics } from './batch-metrics.
 import { cryptoCpu, OWN_SIGNS, OWN_VERIFIES } from './efficiency.js';
 import { startDevnetProcess } from './load/devnet-process.js';
 import { stopAllChildren } from './load/processes.js';
-import { startServiceProcess } from './load/service-process.js';
+import { freePort, startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
 import { percentileOf, submitTransfers } from './transfer-submitters.js';
 
@@ -107,14 +106,6 @@ function split(pid: number, a: Sample, b: Sample): { main: number; other: number
   const main = (b.threads.get(pid)?.seconds ?? 0) - (a.threads.get(pid)?.seconds ?? 0);
   const total = b.total - a.total;
   return { main, other: total - main, total };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ok) => server.listen({ host: '127.0.0.1', port: 0 }, ok));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((ok) => server.close(ok));
-  return port;
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;

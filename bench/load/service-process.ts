@@ -2,6 +2,7 @@
 // run, bench:service-cpu): `tokenproxy start` on a free port with ARC callbacks, a data folder of
 // its own and the bench's flags; node flags from BENCH_SERVICE_NODE_FLAGS, a CPU profile with
 // `profileDir`.
+import { type AddressInfo, createServer } from 'node:net';
 import { BENCH_SERVICE_FLAGS } from '../bench-service.js';
 import { startChild } from './processes.js';
 
@@ -40,4 +41,13 @@ export async function startServiceProcess(opts: {
       ...(process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter((f) => f !== ''),
     ],
   );
+}
+
+/** A port free on the loopback now (the service must know its own URL for ARC's callbacks). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0 }, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
