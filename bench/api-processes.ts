@@ -38,6 +38,7 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { stopAllChildren } from './load/processes.js';
 import { freePort, startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
+import { nextvalSeconds } from './score-draw-cost.js';
 import { describeTableWrites, tableWrites } from './table-writes.js';
 import { submitTransfers } from './transfer-submitters.js';
 
@@ -155,9 +156,15 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     const inWindow = run.latencies.length;
     const cpuOf = (group: string) => (after.groups.get(group) ?? 0) - (before.groups.get(group) ?? 0);
     const devnetVerifies = devnetAfter.verifies - (await devnetBefore).verifies;
-    const heldSeconds =
-      gaugeValue(metrics, 'tokenproxy_score_lock_held_seconds_total') -
-      gaugeValue(await metricsBefore, 'tokenproxy_score_lock_held_seconds_total');
+    const inMetrics = async (name: string) =>
+      gaugeValue(metrics, name) - gaugeValue(await metricsBefore, name);
+    const scoresDrawn = await inMetrics('tokenproxy_scores_drawn_total');
+    const drawSeconds = await inMetrics('tokenproxy_score_draw_seconds_total');
+    const markerSeconds = await inMetrics('tokenproxy_score_marker_held_seconds_total');
+    // The serial part of the scores drawn: nextval's cost each (bench/score-draw-cost.ts).
+    const perDraw = await nextvalSeconds(database.url);
+    const serialSeconds = scoresDrawn * perDraw;
+    const wall = (after.at - before.at) / 1000;
     const rawBytes = await meanRawBytes(database.url, run.ticketIds);
     ceiling.sample();
     console.log(
@@ -165,15 +172,18 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         hostCpu: (cpuOf('service') + cpuOf('postgres')) / inWindow / own,
         ...rowWritesOf(writesBefore, writesAfter, run.ticketIds.length),
         wal: Number(walAfter.bytes - walBefore.bytes) / run.ticketIds.length / rawBytes,
-        scoreLockUnits: (heldSeconds / inWindow) * ceiling.median,
-        scoreLockHeldPercent: (heldSeconds / ((after.at - before.at) / 1000)) * 100,
+        scoreLockUnits: (serialSeconds / inWindow) * ceiling.median,
+        scoreLockHeldPercent: (serialSeconds / wall) * 100,
         devnet: cpuOf('devnet') / (devnetVerifies * speed.verify),
       })}`,
     );
     console.log(
       `  (own signatures ${OWN_SIGNS} signs + ${OWN_VERIFIES} verifies = ${(own * 1000).toFixed(3)} ms a transfer; ` +
         `devnet ${(devnetVerifies / inWindow).toFixed(1)} verifies a transfer; raw tx ${rawBytes.toFixed(0)} bytes; ` +
-        `score lock ${((heldSeconds * 1000) / inWindow).toFixed(3)} ms a transfer; WAL cluster-wide: ` +
+        `scores ${(scoresDrawn / inWindow).toFixed(2)} drawn a transfer at ${(perDraw * 1e6).toFixed(2)} us of nextval each ` +
+        `(the serial part); drawing statements ${((drawSeconds * 1000) / inWindow).toFixed(3)} ms a transfer, ` +
+        `in flight ${((drawSeconds / wall) * 100).toFixed(0)}% of wall time (its upper bound); ` +
+        `a marker held ${((markerSeconds / wall) * 100).toFixed(0)}% of wall time; WAL cluster-wide: ` +
         `${((walAfter.records - walBefore.records) / run.ticketIds.length).toFixed(1)} records and ` +
         `${((walAfter.fullPages - walBefore.fullPages) / run.ticketIds.length).toFixed(1)} full-page images a transfer)`,
     );

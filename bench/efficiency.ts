@@ -5,8 +5,10 @@
 //                in the same run);
 //   row writes   inserts + updates + deletes per transfer (pg_stat_user_tables), HOT updates in %;
 //   WAL          bytes of WAL per transfer / the raw transaction's bytes (pg_current_wal_lsn);
-//   score lock   held time per transfer in ceiling units (1 / the crypto-only ceiling), and the
-//                fraction of the window's wall time it was held (the service's own metric);
+//   score lock   the serial part of the write path per transfer in ceiling units (1 / the
+//                crypto-only ceiling), and as a fraction of the window's wall time: since writers
+//                draw under shared markers (ADR 0020), the scores drawn (the service's metric)
+//                times nextval's cost (bench/score-draw-cost.ts);
 //   devnet       the devnet's CPU per transfer / its own verifies' CPU (counted by the devnet).
 // formatEfficiency prints the line; parseEfficiency reads it back (a script's side).
 import { randomBytes } from 'node:crypto';
@@ -31,9 +33,9 @@ export interface Efficiency {
   readonly hotPercent: number;
   /** WAL bytes / raw transaction bytes, per transfer. */
   readonly wal: number;
-  /** Score lock held per transfer, in ceiling units. */
+  /** The serial part of drawing scores per transfer, in ceiling units. */
   readonly scoreLockUnits: number;
-  /** Score lock held, % of the window's wall time. */
+  /** That serial part, % of the window's wall time. */
   readonly scoreLockHeldPercent: number;
   /** Devnet CPU / its verifies' CPU, per transfer. */
   readonly devnet: number;
@@ -46,7 +48,7 @@ export function formatEfficiency(e: Efficiency): string {
     `efficiency: host CPU x${fixed(e.hostCpu, 1)} of own signatures; ` +
     `row writes ${fixed(e.rowWrites, 1)} per transfer, HOT ${fixed(e.hotPercent, 0)}%; ` +
     `WAL x${fixed(e.wal, 1)} of raw tx; ` +
-    `score lock ${fixed(e.scoreLockUnits, 3)} ceiling units, held ${fixed(e.scoreLockHeldPercent, 0)}% of wall time; ` +
+    `score lock ${fixed(e.scoreLockUnits, 4)} ceiling units, held ${fixed(e.scoreLockHeldPercent, e.scoreLockHeldPercent < 1 ? 2 : 0)}% of wall time; ` +
     `devnet x${fixed(e.devnet, 1)} of its verifies`
   );
 }

@@ -6,7 +6,7 @@
 // process doing the work, so a deployment's figure is the sum over its processes.
 // Gauges read from the database at scrape time live in service-gauges.ts.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { scoreLockTotals } from '../store/db/score-lock-timing.js';
+import { scoreDrawTotals } from '../store/db/score-draw-timing.js';
 
 export interface ServiceMetrics {
   readonly registry: Registry;
@@ -165,8 +165,8 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
       registers: [registry],
     }),
   };
-  // The score lock's serial time, read from the store's totals as Prometheus scrapes.
-  const scoreLock = (name: string, help: string, read: () => number) =>
+  // How the change feed's scores are drawn, read from the store's totals as Prometheus scrapes.
+  const scoreDraws = (name: string, help: string, read: () => number) =>
     new Counter({
       name,
       help,
@@ -176,15 +176,20 @@ export function createServiceMetrics(options: { readonly defaultMetrics?: boolea
         this.inc(read());
       },
     });
-  scoreLock(
-    'tokenproxy_score_lock_held_seconds_total',
-    'Time this process held the change feed score lock, seconds.',
-    () => scoreLockTotals().heldSeconds,
+  scoreDraws(
+    'tokenproxy_score_draw_seconds_total',
+    'Time this process had a statement drawing change feed scores in flight, seconds: an upper bound on the serial part of its writes.',
+    () => scoreDrawTotals().drawSeconds,
   );
-  scoreLock(
-    'tokenproxy_score_lock_holds_total',
-    'Transactions of this process that held the change feed score lock.',
-    () => scoreLockTotals().holds,
+  scoreDraws(
+    'tokenproxy_scores_drawn_total',
+    'Change feed scores this process drew.',
+    () => scoreDrawTotals().scoresDrawn,
+  );
+  scoreDraws(
+    'tokenproxy_score_marker_held_seconds_total',
+    "Time some transaction of this process held a change feed marker, seconds: how long it may hold readers' feed bound back.",
+    () => scoreDrawTotals().markerSeconds,
   );
   // Every outcome shows from the start (at 0), so that rates and alerts have a series to read.
   for (const outcome of CALLBACK_OUTCOMES) metrics.callbackAttempts.inc({ outcome }, 0);

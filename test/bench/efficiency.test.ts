@@ -19,7 +19,14 @@ describe('bench: the efficiency line', () => {
     assert.equal(
       formatEfficiency(figures),
       'efficiency: host CPU x9.0 of own signatures; row writes 24.3 per transfer, HOT 4%; WAL x14.6 of raw tx; ' +
-        'score lock 0.330 ceiling units, held 41% of wall time; devnet x3.2 of its verifies',
+        'score lock 0.3300 ceiling units, held 41% of wall time; devnet x3.2 of its verifies',
+    );
+  });
+
+  it('gives a share under 1% two decimals', () => {
+    assert.match(
+      formatEfficiency({ ...figures, scoreLockUnits: 0.00412, scoreLockHeldPercent: 0.137 }),
+      /score lock 0\.0041 ceiling units, held 0\.14% of wall time;/,
     );
   });
 

@@ -30,12 +30,14 @@ function controlledDb(options: { local: boolean }) {
   const state = { stamp: 1, writes: 0, writing: false, balances: new Map<string, bigint>() };
   const held: Held[] = [];
   const rowsFor = (sql: string, params: readonly SqlValue[] | undefined): Row[] => {
-    if (sql.includes('max(score)') && !sql.includes('address_balances'))
-      return [{ stamp: String(state.stamp) }];
+    // The feed's edge (no writer open here), the stamp alone, the balances with or without it.
+    if (sql.includes('pg_locks')) return [{ bound: String(state.stamp), last: String(state.stamp) }];
+    const withStamp = sql.includes('pg_sequence_last_value');
+    if (withStamp && !sql.includes('address_balances')) return [{ stamp: String(state.stamp) }];
     const owners = (params?.[0] ?? []) as string[];
     const found = owners.filter((o) => state.balances.has(o));
     const rows = found.map((owner) => ({ owner, total: String(state.balances.get(owner)) }));
-    if (!sql.includes('max(score)')) return rows;
+    if (!withStamp) return rows;
     const stamped = rows.map((r) => ({ stamp: String(state.stamp), ...r }));
     return stamped.length > 0 ? stamped : [{ stamp: String(state.stamp), owner: null, total: null }];
   };
@@ -74,13 +76,14 @@ test('PostgreSQL path: a cached read whose look at the stamp comes after another
   const read = cachedBalanceReader(store.db);
 
   const warm = read(['alice']);
-  await store.answerNext(); // stamp 1 and alice's balance, kept
+  await store.answerNext(); // the feed's edge: stamp 1, no writer open
+  await store.answerNext(); // alice's balance, kept under stamp 1
   assert.deepEqual([...(await warm)], [['alice', 1_000_000n]]);
 
   const first = read(['alice']); // cached: waits for its look at the stamp
   await settle();
   store.write({ alice: 999_000n, bob: 1_000n });
-  const second = read(['bob']); // not cached: stamp 2 and bob's balance, clears the cache
+  const second = read(['bob']); // not cached: the edge (stamp 2), bob's balance, clears the cache
   await settle();
   // The second read's statement is answered first, then the first read's look (stamp 2).
   const [look, both] = [store.held[0]!, store.held[1]!];

@@ -1,7 +1,8 @@
 // The balance cache answers from memory only while the change feed has not moved; any new
 // feed record (a submission, a failure) makes it read again, so no stale balance is served. On
-// PostgreSQL a read is one round trip in both regimes: a look at the stamp while the feed stands
-// still, the stamp and the balances in one statement while it moves.
+// PostgreSQL a read is one round trip while the feed stands still (a look at the stamp) and while
+// it moves (the stamp and the balances in one statement, not kept), and two for the first read
+// after it stops (the feed's edge, then the balances, kept).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { cachedBalanceReader } from '../../src/store/wallets/balance-cache.js';
@@ -22,7 +23,7 @@ for (const target of testTargets()) {
       const { db } = fresh;
       let reads = 0;
       let statements = 0;
-      // PGlite stamps by its local write count, PostgreSQL by max(score): both paths run here.
+      // PGlite stamps by its local write count, PostgreSQL by the score sequence: both paths run here.
       const counting: typeof db = {
         dialect: db.dialect,
         ...(db.localWrites !== undefined && { localWrites: db.localWrites }),
@@ -67,6 +68,7 @@ for (const target of testTargets()) {
         const second = await seedTransaction(db, { outputs: [{ owner: 'carol', amount: 5n }] });
         assert.equal(await roundTrips(['alice', 'carol']), 1, 'moving: stamp and balances at once');
         assert.equal(await roundTrips(['alice', 'carol']), 1, 'that read found it still');
+        assert.equal(await roundTrips(['alice', 'carol']), 2, 'the edge, then the balances, kept');
         const readsBefore = reads;
         assert.equal(await roundTrips(['alice', 'carol']), 1, 'still: one look at the stamp');
         assert.equal(reads, readsBefore, 'and the balances from memory');
@@ -78,6 +80,54 @@ for (const target of testTargets()) {
         await seedTransaction(db, { outputs: [{ owner: 'carol', amount: 1n }] });
         assert.equal(await roundTrips(['alice', 'carol']), 1, 'still moving: no look first');
       }
+    });
+
+    it('never keeps balances read while a lower score is still open', {
+      skip: target.name === 'pglite' && 'one transaction at a time: no writer is open while a read runs',
+    }, async () => {
+      const fresh = await target.fresh();
+      disposers.push(fresh.dispose);
+      const { db } = fresh;
+      const read = cachedBalanceReader(db);
+      await seedTransaction(db, { outputs: [{ owner: 'carol', amount: 1n }] });
+      assert.equal((await read(['dave', 'erin'])).get('dave'), 0n, 'dave read, and kept, at 0');
+      // A writer draws a score and stays open; another draws a higher one and commits first.
+      let commit!: () => void;
+      const committing = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      let drawn!: () => void;
+      const open = new Promise<void>((resolve) => {
+        drawn = resolve;
+      });
+      const slow = db.transaction(async (tx) => {
+        const inTx = { ...db, transaction: <T>(fn: (q: typeof tx) => Promise<T>) => fn(tx) };
+        await seedTransaction(inTx, { outputs: [{ owner: 'dave', amount: 7n }] });
+        drawn();
+        await committing;
+      });
+      await open;
+      await seedTransaction(db, { outputs: [{ owner: 'erin', amount: 2n }] });
+      for (let i = 0; i < 3; i++) {
+        const answer = await read(['dave', 'erin']);
+        assert.deepEqual(
+          [...answer],
+          [
+            ['dave', 0n],
+            ['erin', 2n],
+          ],
+          `read ${i} while the lower score is open`,
+        );
+      }
+      commit();
+      await slow;
+      // Nothing drew since: only balances never kept under the higher score can show dave's 7.
+      assert.equal(
+        (await read(['dave', 'erin'])).get('dave'),
+        7n,
+        "the open writer's change, once committed",
+      );
+      assert.equal((await read(['dave', 'erin'])).get('dave'), 7n);
     });
   });
 }

@@ -1,6 +1,6 @@
-// Change-feed scores: strictly increasing, and a poller reading `score > last` never sees
-// a score below one it already saw and never misses a committed change, even with
-// several concurrent writers (docs/adr/0001-change-feed-score.md).
+// Change-feed scores: strictly increasing, each drawn under its writer's marker, taken before the
+// draw and held to the transaction's end (docs/adr/0020-scores-drawn-under-shared-markers.md). A
+// poller stopping at the feed's bound then misses nothing: test/store/feed-bound.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable } from '../../src/store/db/db.js';
 import { insertScoredFeedRecords } from '../../src/store/feed/feed-records.js';
 import { writeScoredRecords } from '../../src/store/feed/feed-writes.js';
-import { lockScores, nextScores, SCORE_LOCK_KEY } from '../../src/store/feed/score.js';
+import { MARK_OF_SCHEMA, nextScores, SCORE_LAST_VALUE } from '../../src/store/feed/score.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 
 let txCounter = 0;
@@ -37,19 +37,18 @@ describeOnEachDb('scores', (fresh) => {
     assert.deepStrictEqual(await fresh.db.transaction((tx) => nextScores(tx, 0)), []);
   });
 
-  test('hold the score lock from the draw to the end of the transaction', async () => {
-    const heldByMe = (q: Queryable) =>
+  test("hold the writer's marker from the draw to the end of the transaction", async () => {
+    const markersOfMine = (q: Queryable) =>
       q.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
-            AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) = $1`,
-        [SCORE_LOCK_KEY],
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND mode = 'ShareLock'
+            AND pid = pg_backend_pid() AND ((classid::bigint << 32) | objid::bigint) >= ${MARK_OF_SCHEMA}`,
       );
     await fresh.db.transaction(async (tx) => {
-      assert.deepEqual(await heldByMe(tx), [{ n: 0 }]);
+      assert.deepEqual(await markersOfMine(tx), [{ n: 0 }]);
       await nextScores(tx, 3);
-      assert.deepEqual(await heldByMe(tx), [{ n: 1 }]);
+      assert.deepEqual(await markersOfMine(tx), [{ n: 1 }]);
     });
-    assert.deepEqual(await heldByMe(fresh.db), [{ n: 0 }]);
+    assert.deepEqual(await markersOfMine(fresh.db), [{ n: 0 }]);
   });
 
   test('refuse a count that is not a non-negative integer', async () => {
@@ -62,79 +61,13 @@ describeOnEachDb('scores', (fresh) => {
       RangeError,
     );
   });
-
-  test('a poller never sees a lower score after a higher one, and misses nothing', async () => {
-    const writers = 4;
-    const perWriter = 20;
-    const committed = new Set<string>();
-    const seen: bigint[] = [];
-    let last = 0n;
-    let writing = true;
-
-    async function poll(): Promise<void> {
-      const rows = await fresh.db.query<{ txid: string; score: string }>(
-        'SELECT txid, score FROM transactions WHERE score > $1 ORDER BY score LIMIT 1000',
-        [last],
-      );
-      for (const row of rows) {
-        const score = BigInt(row.score);
-        assert.ok(score > last, `score ${score} came after ${last}`);
-        seen.push(score);
-        last = score;
-      }
-    }
-
-    async function writer(): Promise<void> {
-      for (let i = 0; i < perWriter; i++) {
-        const txid = newTxid();
-        await fresh.db.transaction(async (tx) => {
-          const [score] = await nextScores(tx, 1);
-          assert.ok(score !== undefined);
-          await insertRecord(tx, txid, score);
-          // Hold the transaction open a little after the draw: the window in which a
-          // plain sequence would let a later draw commit first.
-          await sleep(i % 3);
-        });
-        committed.add(txid);
-      }
-    }
-
-    const startScore = BigInt(
-      (await fresh.db.query<{ s: string }>('SELECT coalesce(max(score), 0) AS s FROM transactions'))[0]?.s ??
-        '0',
-    );
-    last = startScore;
-    const poller = (async () => {
-      let polls = 0;
-      while (writing && polls < 10_000) {
-        await poll();
-        polls += 1;
-        await sleep(0);
-      }
-    })();
-    await Promise.all(Array.from({ length: writers }, () => writer()));
-    writing = false;
-    await poller;
-    await poll(); // everything is committed now: one last read catches the tail
-
-    const all = await fresh.db.query<{ score: string }>(
-      'SELECT score FROM transactions WHERE score > $1 ORDER BY score',
-      [startScore],
-    );
-    assert.equal(all.length, writers * perWriter);
-    assert.equal(committed.size, writers * perWriter);
-    assert.deepStrictEqual(
-      seen,
-      all.map((r) => BigInt(r.score)),
-      'the poller saw every committed score exactly once, in order',
-    );
-  });
 });
 
-// insertScoredFeedRecords (submissions) and writeScoredRecords (ledger verdicts) take the score
-// lock inside the statement that draws: a writer that holds the lock without having drawn yet
-// must make them wait before they draw, or they would commit a lower score after the holder's
-// higher one.
+// insertScoredFeedRecords (submissions) and writeScoredRecords (ledger verdicts) take the writer's
+// marker inside the statement that draws, on the sequence's last value before the draw: every
+// score drawn is above it, which is what lets a reader's bound stay below open writers' scores. A
+// holder of that key's exclusive lock makes the statement wait, and it has drawn nothing while it
+// waits.
 describeOnEachDb('scores drawn inside the statement that writes them', { only: 'postgres' }, (fresh) => {
   const record = (txid: string) => ({
     txid,
@@ -150,6 +83,8 @@ describeOnEachDb('scores drawn inside the statement that writes them', { only: '
     kind: 'mined' as const,
     block: { height: 7, idx, hash: 'cd'.repeat(32), time: 1_700_000_000 },
   });
+  const lastValue = async (q: Queryable) =>
+    BigInt((await q.query<{ s: string }>(`SELECT ${SCORE_LAST_VALUE}::text AS s`))[0]!.s);
   const writers: [string, () => Promise<{ write: (tx: Queryable) => Promise<bigint[]>; txids: string[] }>][] =
     [
       [
@@ -174,40 +109,41 @@ describeOnEachDb('scores drawn inside the statement that writes them', { only: '
       ],
     ];
   for (const [name, prepare] of writers) {
-    test(`${name} waits for the score lock before drawing, and draws in order`, async () => {
+    test(`${name} takes its marker before it draws, and draws in order`, async () => {
       const { write, txids } = await prepare();
-      const holder = newTxid();
       let release!: () => void;
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
-      let held!: () => void;
-      const locked = new Promise<void>((resolve) => {
+      let held!: (last: bigint) => void;
+      const blocking = new Promise<bigint>((resolve) => {
         held = resolve;
       });
-      let holderScore = 0n;
-      const holding = fresh.db.transaction(async (tx) => {
-        await lockScores(tx); // held, nothing drawn yet
-        held();
+      // The exclusive lock on the key the writer's marker will ask for: the last value's marker.
+      const holder = fresh.db.transaction(async (tx) => {
+        const rows = await tx.query<{ last: string }>(
+          `SELECT ${SCORE_LAST_VALUE}::text AS last, pg_advisory_xact_lock(${MARK_OF_SCHEMA} + ${SCORE_LAST_VALUE})`,
+        );
+        held(BigInt(rows[0]!.last));
         await released;
-        [holderScore] = (await nextScores(tx, 1)) as [bigint];
-        await insertRecord(tx, holder, holderScore);
       });
-      await locked;
-      let waiterDone = false;
-      const waiting = fresh.db
+      const before = await blocking;
+      let writerDone = false;
+      const writing = fresh.db
         .transaction((other) => write(other))
         .finally(() => {
-          waiterDone = true;
+          writerDone = true;
         });
       await sleep(300);
-      const waitedWhileHeld = !waiterDone;
+      const waited = !writerDone;
+      const lastWhileWaiting = await lastValue(fresh.db);
       release(); // whatever the outcome, so that both transactions end
-      await holding;
-      const scores = await waiting;
-      assert.ok(waitedWhileHeld, 'the second writer waits for the lock');
+      await holder;
+      const scores = await writing;
+      assert.ok(waited, 'the writer waits for its marker');
+      assert.equal(lastWhileWaiting, before, 'nothing was drawn before the marker was held');
       assert.equal(scores.length, 2);
-      assert.ok(scores[0]! > holderScore, `${scores[0]} drawn after ${holderScore}`);
+      assert.ok(scores[0]! > before, `${scores[0]} drawn above the marker's ${before}`);
       assert.ok(scores[1]! > scores[0]!, 'in the order given');
       const rows = await fresh.db.query<{ txid: string; score: string }>(
         'SELECT txid, score::text AS score FROM transactions WHERE txid = ANY($1::text[]) ORDER BY score',
@@ -220,4 +156,26 @@ describeOnEachDb('scores drawn inside the statement that writes them', { only: '
       );
     });
   }
+
+  test('writers do not wait for each other', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let drew!: () => void;
+    const drawn = new Promise<void>((resolve) => {
+      drew = resolve;
+    });
+    const first = fresh.db.transaction(async (tx) => {
+      await insertScoredFeedRecords(tx, [record(newTxid())]);
+      drew();
+      await released;
+    });
+    await drawn;
+    // The first writer holds its marker, open; a second draws and commits meanwhile.
+    const second = await fresh.db.transaction((tx) => insertScoredFeedRecords(tx, [record(newTxid())]));
+    release();
+    await first;
+    assert.equal(second.length, 1);
+  });
 });

@@ -239,6 +239,48 @@ describeOnEachDb('address webhooks: the dispatcher', (fresh) => {
     );
   });
 
+  it('a record still in flight when a subscription is created is its event', {
+    skip: fresh.target === 'pglite' ? 'PostgreSQL only (PGlite runs one transaction at a time)' : false,
+  }, async () => {
+    const hana = party('dispatch hana').address;
+    // A writer draws its score and stays open; another draws a higher one and commits first.
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let drawn!: () => void;
+    const open = new Promise<void>((resolve) => {
+      drawn = resolve;
+    });
+    let inFlight = '';
+    const slow = fresh.db.transaction(async (tx) => {
+      const inTx = { ...fresh.db, transaction: <T>(fn: (q: typeof tx) => Promise<T>) => fn(tx) };
+      inFlight = (
+        await seedTransaction(inTx, {
+          outputs: [{ owner: hana, amount: 4n }],
+          senders: [alice],
+          block: BLOCK,
+        })
+      ).txid;
+      drawn();
+      await committing;
+    });
+    await open;
+    await seedTransaction(fresh.db, {
+      outputs: [{ owner: fee, amount: 1n }],
+      senders: [alice],
+      block: BLOCK,
+    });
+    const id = await register(fresh.db, [hana], ALL, 'key-late');
+    commit();
+    await slow;
+    await dispatchOnce(fresh.db, new Date());
+    assert.deepEqual(
+      (await eventsOf(fresh.db, id)).map((e) => [e.type, e.data.txid]),
+      [['tokens.received.confirmed', inFlight]],
+    );
+  });
+
   it('several dispatchers on pools of their own write each event exactly once', {
     skip: fresh.target === 'pglite' ? 'PostgreSQL only (PGlite has one connection)' : false,
   }, async () => {

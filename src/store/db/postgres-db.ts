@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 import type { Db, Queryable, Row, SqlValue } from './db.js';
-import { recordScoreLockHeld, takesScoreLock } from './score-lock-timing.js';
+import { drawAnswered, drawSent, drawsScores, markerReleased, markerTaken } from './score-draw-timing.js';
 import { closableTx, TransactionScope } from './transaction-scope.js';
 import { pgParserOverrides, type TextParser } from './wire-types.js';
 
@@ -152,11 +152,21 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
         broken ??= err;
       };
       client.on('error', onLost);
-      // When this transaction sent the statement taking the score lock (score-lock-timing.ts).
-      let scoreLockSentAt: number | undefined;
-      const { tx, close } = closableTx((sql, params) => {
-        if (scoreLockSentAt === undefined && takesScoreLock(sql, params)) scoreLockSentAt = performance.now();
-        return run(client, sql, params);
+      // Whether this transaction drew scores, so holds its marker to its end (score-draw-timing.ts).
+      let marked = false;
+      const { tx, close } = closableTx(async (sql, params) => {
+        if (!drawsScores(sql)) return run(client, sql, params);
+        if (!marked) markerTaken();
+        marked = true;
+        drawSent();
+        let rows = 0;
+        try {
+          const answer = await run(client, sql, params);
+          rows = answer.length;
+          return answer;
+        } finally {
+          drawAnswered(rows);
+        }
       });
       try {
         await client.query(BEGIN_PLANNED_ONCE);
@@ -172,7 +182,7 @@ export async function openPostgresDb(url: string, opts: PostgresDbOptions = {}):
         }
         throw err;
       } finally {
-        if (scoreLockSentAt !== undefined) recordScoreLockHeld(scoreLockSentAt);
+        if (marked) markerReleased();
         close();
         client.removeListener('error', onLost);
         client.release(broken);

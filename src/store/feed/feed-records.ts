@@ -2,9 +2,9 @@
 // for any number of records in one statement of data-modifying CTEs (arrays unnested in SQL, so
 // there is no parameter limit to chunk around). Callers either draw the records' scores
 // (store/feed/score.ts) as the last step before insertFeedRecords, or let insertScoredFeedRecords
-// take the score lock and draw them inside the same statement; both inside their transaction.
+// take the writer's marker and draw them inside the same statement; both inside their transaction.
 import type { Queryable, SqlValue } from '../db/db.js';
-import { SCORE_DRAW, SCORE_LOCK_JOIN } from './score.js';
+import { SCORE_DRAW, SCORE_MARK_JOIN } from './score.js';
 
 export interface NewTokenOutput {
   readonly vout: number;
@@ -41,9 +41,9 @@ export async function insertFeedRecords(tx: Queryable, records: readonly FeedRec
 }
 
 /**
- * Takes the score lock, draws the records' scores and writes them: one statement (store/feed/score.ts,
- * SCORE_LOCK_JOIN; it only inserts, so its snapshot's age does not matter). Returns the scores,
- * strictly increasing in the order of `records`.
+ * Takes the writer's marker, draws the records' scores and writes them: one statement
+ * (store/feed/score.ts, SCORE_MARK_JOIN). Returns the scores, strictly increasing in the order of
+ * `records`.
  */
 export async function insertScoredFeedRecords(
   tx: Queryable,
@@ -57,18 +57,18 @@ export async function insertScoredFeedRecords(
 
 /**
  * The one statement: the records in their order with their scores (`scoreExpr`: given, or drawn
- * one record after another after the score lock when `locked`), then the three tables written
- * from them. Addresses are Base58 and outs are numbers: a comma joins each list safely.
+ * one record after another under the writer's marker when `marked`), then the three tables
+ * written from them. Addresses are Base58 and outs are numbers: a comma joins each list safely.
  */
-function feedInsertSql(scoreExpr: string, locked = false): string {
-  const lock = locked ? `\n        ${SCORE_LOCK_JOIN}` : '';
+function feedInsertSql(scoreExpr: string, marked = false): string {
+  const mark = marked ? `\n        ${SCORE_MARK_JOIN}` : '';
   return `WITH rec AS MATERIALIZED (
        SELECT u.*, ${scoreExpr} AS score
          FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                                     $7::int[], $8::int[], $9::text[], $10::bigint[], $11::bigint[], $12::timestamptz[])
                         WITH ORDINALITY AS x(txid, raw, senders, receivers, outs, state, height, idx, hash, time,
                                              given_score, at, ord)
-                ORDER BY ord) u${lock}
+                ORDER BY ord) u${mark}
      ), records AS (
        INSERT INTO transactions (txid, raw_tx, senders, receivers, outs, state, height, idx, blk_hash, blk_time,
                                  score, created_at, updated_at)

@@ -1,11 +1,11 @@
 // What the ledger's verdicts do to the index, set-based (one statement for a whole batch): a
 // transaction accepted, mined, reorged out or failed. Each changed change-feed record takes a new
-// score. The order is the one docs/adr/0001 asks for: every row these functions update is locked
-// (in a fixed order) BEFORE the score is drawn, and the draw is the statement that writes the
-// scored rows, the transaction's last: a writer holding the score lock must never wait for a
-// row lock, or it deadlocks with a submission that holds the row and waits for the score.
+// score. Every row these functions update is locked (in a fixed order) BEFORE the score is drawn,
+// and the draw is the statement that writes the scored rows, the transaction's last: a writer
+// holding its marker (store/feed/score.ts) must not wait for a row lock, since every reader of the
+// feed stops below its scores until it ends (docs/adr/0020-scores-drawn-under-shared-markers.md).
 import type { Queryable } from '../db/db.js';
-import { SCORE_DRAW, SCORE_LOCK_JOIN } from './score.js';
+import { SCORE_DRAW, SCORE_MARK_JOIN } from './score.js';
 
 export interface BlockPlace {
   readonly height: number;
@@ -114,10 +114,11 @@ export type RecordChange =
   | { readonly txid: string; readonly kind: 'unmined' | 'failed' };
 
 /**
- * Takes the score lock, draws one score per changed record (strictly increasing in the order of
- * `changes`) and writes each record with its score, and the score into its address rows: one
- * statement, the last lock of the transaction (store/feed/score.ts, SCORE_LOCK_JOIN). The rows it
- * updates were locked before (lockRecords, lockDependents), so its snapshot's age does not matter.
+ * Takes the writer's marker, draws one score per changed record (strictly increasing in the order
+ * of `changes`) and writes each record with its score, and the score into its address rows: one
+ * statement, the transaction's last step before its commit (store/feed/score.ts, SCORE_MARK_JOIN).
+ * The rows it updates were locked before (lockRecords, lockDependents), so it waits for no lock
+ * while its marker holds readers' bound back.
  * Outputs keep the score they were recorded with (docs/adr/0003-outputs-keep-their-score.md).
  * Returns the scores.
  */
@@ -135,7 +136,7 @@ export async function writeScoredRecords(
          FROM (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[])
                         WITH ORDINALITY AS x(txid, state, height, idx, hash, time, ord)
                 ORDER BY ord) v
-        ${SCORE_LOCK_JOIN}
+        ${SCORE_MARK_JOIN}
      ), t AS (
        UPDATE transactions t SET state = u.state, height = u.height, idx = u.idx, blk_hash = u.hash,
               blk_time = u.time, score = u.score, updated_at = $1

@@ -4,6 +4,7 @@
 // change that would pass the bound is refused whole: the change and the count are one
 // transaction, the subscription's row locked so two changes at once cannot both pass.
 import type { Queryable } from '../db/db.js';
+import { feedBound } from '../feed/feed-bound.js';
 
 export interface SubscriptionRow {
   readonly id: string;
@@ -73,12 +74,17 @@ export interface NewSubscription {
   readonly now: Date;
 }
 
-/** Writes a subscription; its events start after the feed's current end. */
+/**
+ * Writes a subscription; its events start after the feed's bound (store/feed/feed-bound.ts), read
+ * in a statement before the insert: every record at or below it had committed by then, and one
+ * still in flight, whatever its score, is above it and so is sent.
+ */
 export async function insertSubscription(tx: Queryable, s: NewSubscription): Promise<void> {
+  const start = await feedBound(tx);
   await tx.query(
     `INSERT INTO subscriptions (id, api_key_id, url, events, description, secret_enc, start_score, created_at, updated_at)
-     VALUES ($1, $2, $3, $4::text[], $5, $6, (SELECT COALESCE(max(score), 0) FROM transactions), $7, $7)`,
-    [s.id, s.apiKeyId, s.url, [...s.events], s.description, s.secretEnc, s.now],
+     VALUES ($1, $2, $3, $4::text[], $5, $6, $8, $7, $7)`,
+    [s.id, s.apiKeyId, s.url, [...s.events], s.description, s.secretEnc, s.now, start],
   );
 }
 

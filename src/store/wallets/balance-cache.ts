@@ -1,14 +1,18 @@
-// Balances served from memory while the change feed has not moved. Every change that can move
-// a balance (a submission, a failure) writes a change-feed record with a new, higher score, so
-// `max(score)` of the feed is a version stamp of all balances. A balance is kept with the stamp
-// of the snapshot it was read in (stamp and balances come from one statement), and served only
-// while a later look at the stamp finds it unchanged, so a stale balance is never served. Safe
-// with several instances: each reads the shared stamp. On PGlite (one process, the only writer)
-// the stamp is the count of local writes, which needs no query.
+// Balances served from memory while the change feed has not moved. Every change that can move a
+// balance (a submission, a failure) draws a new change-feed score before it commits, so the score
+// sequence's last value S is a version stamp of all balances: while S stands still, no such change
+// can become visible. Safe with several instances: each reads the shared sequence. On PGlite (one
+// process, the only writer) the stamp is the count of local writes, which needs no query.
 //
-// One round trip a read either way: while the feed stands still, a look at the stamp (the
-// balances come from memory); while it moves (the last look found it moved), the stamp and the
-// balances in one statement, without looking first.
+// Writers draw without waiting for each other (docs/adr/0020-scores-drawn-under-shared-markers.md),
+// so a change drawn at or below S may still be open when S is read. Balances are therefore kept
+// under S only when read in a statement after the feed's edge (store/feed/feed-bound.ts) found
+// none open: bound = S. They then hold every change drawn up to S, and a later look that finds S
+// unchanged proves them still true.
+//
+// Round trips a read: while the feed stands still, one look at S (the balances from memory); while
+// it moves (a look found S moved, and each read since found it moved again), one statement of the
+// balances and S, not kept; the first read after it stops, the edge and then the balances, kept.
 //
 // Reads run concurrently (read-batches.ts keeps two in flight), and another read may clear the
 // cache and stamp it anew while one waits for its look at the stamp. So a read takes the values
@@ -17,6 +21,7 @@
 // answer is either all from memory (one stamp) or all from one statement, never a mix of two
 // moments, and it names every address asked.
 import { type Db, hotReads } from '../db/db.js';
+import { feedEdge } from '../feed/feed-bound.js';
 import { balances, balancesWithStamp, feedStamp } from './wallet-queries.js';
 
 export type BalanceReader = (addresses: readonly string[]) => Promise<Map<string, bigint>>;
@@ -39,7 +44,7 @@ export function balanceIn(amounts: ReadonlyMap<string, bigint>, address: string)
 export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader {
   let version: string | null = null;
   const cache = new Map<string, bigint>();
-  /** The last look found the feed moved: read stamp and balances together without looking first. */
+  /** The feed moved at the last read: read the balances and the stamp together without looking first. */
   let moving = false;
 
   const keep = (stamp: string, fresh: Map<string, bigint>) => {
@@ -79,8 +84,13 @@ export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader
   }
 
   const reads = hotReads(db);
+  /**
+   * The stamp the last read saw: the cache's, or that of the last read while the feed moved. A
+   * moving read that finds it again found the feed still since the read before.
+   */
+  let seen: string | null = null;
   return async (addresses) => {
-    if (!moving && version !== null) {
+    if (!moving && version !== null && version === seen) {
       const stamp = version;
       const cached = held(addresses);
       if (cached !== null) {
@@ -88,9 +98,21 @@ export function cachedBalanceReader(db: Db, maxEntries = 100_000): BalanceReader
         moving = true;
       }
     }
-    const read = await balancesWithStamp(reads, addresses);
-    moving = version !== null && read.stamp !== version;
-    keep(read.stamp, read.balances);
-    return read.balances;
+    if (moving) {
+      // Not kept: the stamp is read after the balances' snapshot, which may lack a change drawn
+      // below it and not yet committed.
+      const read = await balancesWithStamp(reads, addresses);
+      moving = read.stamp !== seen;
+      seen = read.stamp;
+      return read.balances;
+    }
+    // Every writer that drew up to `last` has ended when bound = last: the balances, read in a
+    // later statement, hold all their changes.
+    const edge = await feedEdge(reads);
+    const fresh = await balances(reads, addresses);
+    if (edge.bound === edge.last) keep(String(edge.last), fresh);
+    else moving = true;
+    seen = String(edge.last);
+    return fresh;
   };
 }

@@ -8,16 +8,22 @@
 // (store/wallets/address-balances.ts), so reading one does not sum the owner's outputs.
 
 import { NO_PARAMETERS, type Queryable } from '../db/db.js';
+import { SCORE_LAST_VALUE } from '../feed/score.js';
 import { KEPT_BALANCES } from './address-balances.js';
 import { SPENDABLE } from './spendable.js';
 
 export type TokenOp = 'deploy+mint' | 'transfer' | 'burn';
 export type SortOrder = 'asc' | 'desc';
 
-/** The change feed's stamp: its highest score (balance-cache.ts). */
-const FEED_STAMP = 'SELECT max(score)::text AS stamp FROM transactions';
+/**
+ * The change feed's stamp: the score sequence's last value S (balance-cache.ts). Every change that
+ * can move a balance draws a score before it commits, so while S stands still no such change can
+ * become visible. A function call, read when evaluated: never below what the statement's snapshot
+ * shows.
+ */
+const FEED_STAMP = `SELECT ${SCORE_LAST_VALUE}::text AS stamp`;
 
-/** The change feed's stamp, '0' while it is empty. */
+/** The change feed's stamp, '0' before the first score. */
 export async function feedStamp(q: Queryable): Promise<string> {
   const rows = await q.query<{ stamp: string | null }>(FEED_STAMP, NO_PARAMETERS);
   return rows[0]?.stamp ?? '0';
@@ -33,8 +39,10 @@ export async function balances(q: Queryable, addresses: readonly string[]): Prom
 }
 
 /**
- * The balances of `addresses` and the change feed's stamp (its highest score) read in one
- * statement, so from one snapshot: the stamp says exactly which feed the balances belong to.
+ * The balances of `addresses` and the change feed's stamp in one statement. The stamp is read
+ * while the statement runs, after its snapshot was taken: it says whether the feed has moved since
+ * an earlier look, not which changes the balances hold (a write may have drawn at or below it and
+ * not yet committed), so the balances must not be kept under it.
  */
 export async function balancesWithStamp(
   q: Queryable,
