@@ -94,7 +94,7 @@ export async function writeSubmissions(
   for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
   if (winners.length === 0) return batch.map((s) => verdicts.get(s.ticketId)!);
 
-  // 5. First callback events, then the score lock (the last lock taken), the scores and the rows.
+  // 5. First callback events, then the marker (the last lock taken), the scores and the rows.
   await appendTicketEvents(
     tx,
     winners

@@ -220,7 +220,7 @@ async function applyRepairs(
 
 /**
  * One missing token transaction into the index: its token inputs spent by it, its funding input
- * spent, then (the score lock last, docs/adr/0001) its record, address rows and token outputs.
+ * spent, then (the score drawn last, docs/adr/0020) its record, address rows and token outputs.
  * Answers the funding outputs it marked spent.
  */
 async function ingestTransaction(q: Queryable, tx: Ingest, now: Date): Promise<string[]> {

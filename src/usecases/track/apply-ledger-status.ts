@@ -4,11 +4,11 @@
 // the failed transaction's outputs fails with it). Per ticket the result is what applying its
 // verdicts one by one, in order, gives (verdict-plan.ts walks them).
 //
-// Statement order (docs/adr/0001): find the spenders of rejected transactions; lock the tickets
+// Statement order (docs/adr/0001, 0020): find the spenders of rejected transactions; lock the tickets
 // (id order), then the records a plan may touch (txid order), then the address rows the scores
 // go into; write what carries no score (reservations, unwinding failed transactions, tickets,
 // the blocks that MINED tickets are now looked at through (docs/adr/0006), callback events);
-// take the score lock, draw one score per changed record and write the scored rows,
+// take the writer's marker, draw one score per changed record and write the scored rows,
 // all in one statement; commit. Nothing after the draw waits for a row lock. (A block's row
 // inserted here is also how a new block is noticed: its first look has the tracker ask about
 // the tickets in the mempool, docs/adr/0008.)
@@ -220,8 +220,8 @@ async function applyInTransaction(
   await unwindFailed(tx, failed);
   const looks = lookTimes(ctx.tracker, now);
   await writeTickets(tx, writes, now, looks);
-  // Before the score lock: a writer waiting here on another's insert of the same block never
-  // holds the lock that one waits for.
+  // Before the draw: a writer waiting here on another's insert of the same block holds no marker
+  // yet, so it holds no reader's feed bound back while it waits.
   await watchBlocks(tx, blocks, looks.poll, now);
   await appendTicketEvents(tx, events, now);
   await writeScoredRecords(tx, changes, now);
