@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { cachedBalanceReader } from '../../src/store/wallets/balance-cache.js';
 import { balances } from '../../src/store/wallets/wallet-queries.js';
+import { holdOpen, inside } from '../support/held-transaction.js';
 import { restateTransaction, seedTransaction } from '../support/seed-store.js';
 import { testTargets } from '../support/test-databases.js';
 
@@ -92,21 +93,10 @@ for (const target of testTargets()) {
       await seedTransaction(db, { outputs: [{ owner: 'carol', amount: 1n }] });
       assert.equal((await read(['dave', 'erin'])).get('dave'), 0n, 'dave read, and kept, at 0');
       // A writer draws a score and stays open; another draws a higher one and commits first.
-      let commit!: () => void;
-      const committing = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
-      let drawn!: () => void;
-      const open = new Promise<void>((resolve) => {
-        drawn = resolve;
-      });
-      const slow = db.transaction(async (tx) => {
-        const inTx = { ...db, transaction: <T>(fn: (q: typeof tx) => Promise<T>) => fn(tx) };
-        await seedTransaction(inTx, { outputs: [{ owner: 'dave', amount: 7n }] });
-        drawn();
-        await committing;
-      });
-      await open;
+      const slow = holdOpen(db, (tx) =>
+        seedTransaction(inside(db, tx), { outputs: [{ owner: 'dave', amount: 7n }] }),
+      );
+      await slow.ready;
       await seedTransaction(db, { outputs: [{ owner: 'erin', amount: 2n }] });
       for (let i = 0; i < 3; i++) {
         const answer = await read(['dave', 'erin']);
@@ -119,8 +109,8 @@ for (const target of testTargets()) {
           `read ${i} while the lower score is open`,
         );
       }
-      commit();
-      await slow;
+      slow.commit();
+      await slow.ended;
       // Nothing drew since: only balances never kept under the higher score can show dave's 7.
       assert.equal(
         (await read(['dave', 'erin'])).get('dave'),

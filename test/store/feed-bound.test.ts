@@ -13,6 +13,7 @@ import { syncForAddresses, syncFrom } from '../../src/store/feed/feed-queries.js
 import { markScores, nextScores, SCORE_DRAW, SCORE_MARK_JOIN } from '../../src/store/feed/score.js';
 import { feedBatchEnd } from '../../src/store/subscriptions/subscription-feed.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen } from '../support/held-transaction.js';
 
 let txCounter = 0;
 function newTxid(): string {
@@ -216,25 +217,16 @@ describeOnEachDb('a writer that draws with nextScores', { only: 'postgres' }, (f
   // starts a cursor at the bound (the feed hub's tip) never starts past a score still to commit.
   for (const how of ['nextScores', 'markScores, then nextScores'] as const) {
     test(`keeps the bound below the score it drew until it commits (${how})`, async () => {
-      let drawn!: (score: bigint) => void;
-      const score = new Promise<bigint>((resolve) => {
-        drawn = resolve;
-      });
-      let commit!: () => void;
-      const release = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
-      const writer = fresh.db.transaction(async (tx) => {
+      const writer = holdOpen(fresh.db, async (tx) => {
         if (how !== 'nextScores') await markScores(tx);
-        drawn((await nextScores(tx, 2))[1]!);
-        await release;
+        return (await nextScores(tx, 2))[1]!;
       });
-      const open = await score;
+      const open = await writer.ready;
       const edge = await feedEdge(fresh.db);
       assert.equal(edge.last, open, 'the sequence has handed the scores out');
       assert.ok(edge.bound < open - 1n, `bound ${edge.bound} below the open writer's ${open - 1n}`);
-      commit();
-      await writer;
+      writer.commit();
+      await writer.ended;
       assert.equal(await feedBound(fresh.db), open);
     });
   }

@@ -10,6 +10,7 @@ import { insertScoredFeedRecords } from '../../src/store/feed/feed-records.js';
 import { writeScoredRecords } from '../../src/store/feed/feed-writes.js';
 import { MARK_OF_SCHEMA, nextScores, SCORE_LAST_VALUE } from '../../src/store/feed/score.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen } from '../support/held-transaction.js';
 
 let txCounter = 0;
 function newTxid(): string {
@@ -158,24 +159,14 @@ describeOnEachDb('scores drawn inside the statement that writes them', { only: '
   }
 
   test('writers do not wait for each other', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let drew!: () => void;
-    const drawn = new Promise<void>((resolve) => {
-      drew = resolve;
-    });
-    const first = fresh.db.transaction(async (tx) => {
-      await insertScoredFeedRecords(tx, [record(newTxid())]);
-      drew();
-      await released;
-    });
-    await drawn;
+    const first = holdOpen(fresh.db, (tx) => insertScoredFeedRecords(tx, [record(newTxid())]));
+    const [held] = await first.ready;
     // The first writer holds its marker, open; a second draws and commits meanwhile.
-    const second = await fresh.db.transaction((tx) => insertScoredFeedRecords(tx, [record(newTxid())]));
-    release();
-    await first;
-    assert.equal(second.length, 1);
+    const second = fresh.db.transaction((tx) => insertScoredFeedRecords(tx, [record(newTxid())]));
+    const outcome = await Promise.race([second, sleep(5_000).then(() => 'waited' as const)]);
+    first.commit();
+    await first.ended;
+    assert.notEqual(outcome, 'waited', 'the second writer committed while the first was open');
+    assert.ok((await second)[0]! > held!);
   });
 });

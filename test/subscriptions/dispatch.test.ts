@@ -21,6 +21,7 @@ import {
   SubscriptionLimitError,
 } from '../../src/usecases/subscriptions/manage-subscriptions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen, inside } from '../support/held-transaction.js';
 import { restateTransaction, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 import { party } from '../support/token-world.js';
@@ -244,36 +245,22 @@ describeOnEachDb('address webhooks: the dispatcher', (fresh) => {
   }, async () => {
     const hana = party('dispatch hana').address;
     // A writer draws its score and stays open; another draws a higher one and commits first.
-    let commit!: () => void;
-    const committing = new Promise<void>((resolve) => {
-      commit = resolve;
-    });
-    let drawn!: () => void;
-    const open = new Promise<void>((resolve) => {
-      drawn = resolve;
-    });
-    let inFlight = '';
-    const slow = fresh.db.transaction(async (tx) => {
-      const inTx = { ...fresh.db, transaction: <T>(fn: (q: typeof tx) => Promise<T>) => fn(tx) };
-      inFlight = (
-        await seedTransaction(inTx, {
-          outputs: [{ owner: hana, amount: 4n }],
-          senders: [alice],
-          block: BLOCK,
-        })
-      ).txid;
-      drawn();
-      await committing;
-    });
-    await open;
+    const slow = holdOpen(fresh.db, (tx) =>
+      seedTransaction(inside(fresh.db, tx), {
+        outputs: [{ owner: hana, amount: 4n }],
+        senders: [alice],
+        block: BLOCK,
+      }),
+    );
+    const inFlight = (await slow.ready).txid;
     await seedTransaction(fresh.db, {
       outputs: [{ owner: fee, amount: 1n }],
       senders: [alice],
       block: BLOCK,
     });
     const id = await register(fresh.db, [hana], ALL, 'key-late');
-    commit();
-    await slow;
+    slow.commit();
+    await slow.ended;
     await dispatchOnce(fresh.db, new Date());
     assert.deepEqual(
       (await eventsOf(fresh.db, id)).map((e) => [e.type, e.data.txid]),

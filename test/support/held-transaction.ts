@@ -1,0 +1,40 @@
+// A transaction held open after its work: what a test needs to put a writer in flight (drawn,
+// not committed) while other transactions and readers run, then end it.
+import type { Db, Queryable } from '../../src/store/db/db.js';
+
+export interface HeldTransaction<T> {
+  /** The work's result, once it ran (the transaction still open); rejects if the work threw. */
+  readonly ready: Promise<T>;
+  /** Lets the transaction commit. */
+  commit(): void;
+  /** The transaction's end. */
+  readonly ended: Promise<void>;
+}
+
+export function holdOpen<T>(db: Db, work: (tx: Queryable) => Promise<T>): HeldTransaction<T> {
+  let commit!: () => void;
+  const committing = new Promise<void>((resolve) => {
+    commit = resolve;
+  });
+  let resolveReady!: (value: T) => void;
+  let rejectReady!: (err: unknown) => void;
+  const ready = new Promise<T>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  const ended = db.transaction(async (tx) => {
+    try {
+      resolveReady(await work(tx));
+    } catch (err) {
+      rejectReady(err);
+      throw err;
+    }
+    await committing;
+  });
+  return { ready, commit, ended };
+}
+
+/** `db` whose transactions run inside `tx`: a helper that opens its own transaction writes in the held one. */
+export function inside(db: Db, tx: Queryable): Db {
+  return { ...db, transaction: <R>(fn: (q: Queryable) => Promise<R>) => fn(tx) };
+}
