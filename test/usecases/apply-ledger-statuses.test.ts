@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { TxStatus } from '../../src/ledger/port.js';
 import type { Db } from '../../src/store/db/db.js';
+import { feedBound } from '../../src/store/feed/feed-bound.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/track/apply-ledger-status.js';
 import { BACKSTOP_POLLS, MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/track/tracker-timing.js';
@@ -325,10 +326,12 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
       const seen = new Map<string, bigint>();
       let last = 0n;
       let done = false;
+      // A poller as every reader of the feed: up to the bound, read in a statement before.
       const poll = async () => {
+        const bound = await feedBound(fresh.db);
         const rows = await fresh.db.query<{ txid: string; score: string }>(
-          'SELECT txid, score::text AS score FROM transactions t WHERE t.score > $1 ORDER BY t.score',
-          [last.toString()],
+          'SELECT txid, score::text AS score FROM transactions t WHERE t.score > $1 AND t.score <= $2 ORDER BY t.score',
+          [last.toString(), bound.toString()],
         );
         for (const row of rows) {
           const score = BigInt(row.score);
