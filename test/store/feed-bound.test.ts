@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Queryable } from '../../src/store/db/db.js';
+import type { Db, Queryable } from '../../src/store/db/db.js';
 import { feedAfter } from '../../src/store/feed/feed-after.js';
 import { feedBound, feedEdge } from '../../src/store/feed/feed-bound.js';
 import { syncForAddresses, syncFrom } from '../../src/store/feed/feed-queries.js';
@@ -42,26 +42,10 @@ async function writeMarked(tx: Queryable, txid: string): Promise<bigint> {
   return score;
 }
 
-/** A transaction left open until `end` is called: resolves `drawn` once its record is written. */
-function openWriter(db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> }) {
+/** A writer that drew a score and stays open until the test commits or rolls it back. */
+function openWriter(db: Db) {
   const txid = newTxid();
-  let end!: (commit: boolean) => void;
-  const ended = new Promise<boolean>((resolve) => {
-    end = resolve;
-  });
-  let drawn!: (score: bigint) => void;
-  const score = new Promise<bigint>((resolve) => {
-    drawn = resolve;
-  });
-  const done = db
-    .transaction(async (tx) => {
-      drawn(await writeMarked(tx, txid));
-      if (!(await ended)) throw new Error('rolled back');
-    })
-    .catch((err: Error) => {
-      if (err.message !== 'rolled back') throw err;
-    });
-  return { txid, score, end, done };
+  return { txid, ...holdOpen(db, (tx) => writeMarked(tx, txid)) };
 }
 
 describeOnEachDb('the feed bound', (fresh) => {
@@ -130,7 +114,7 @@ describeOnEachDb('a reader with the feed bound, writers open at once', { only: '
     test(`does not answer a later writer's higher score before an earlier one's lower score (it ${outcome})`, async () => {
       const cursor = await feedBound(fresh.db);
       const a = openWriter(fresh.db);
-      const low = await a.score; // A drew and is still open
+      const low = await a.ready; // A drew and is still open
       let high = 0n;
       const highTxid = newTxid();
       await fresh.db.transaction(async (tx) => {
@@ -176,8 +160,9 @@ describeOnEachDb('a reader with the feed bound, writers open at once', { only: '
       );
       assert.deepEqual(await feedBatchEnd(fresh.db, cursor, 100, bound), { last: null, count: 0 });
 
-      a.end(outcome === 'commits');
-      await a.done;
+      if (outcome === 'commits') a.commit();
+      else a.rollback();
+      await a.ended;
       const after = await feedAfter(fresh.db, { after: cursor, addresses: null, limit: 100 });
       const expected = outcome === 'commits' ? [a.txid, highTxid] : [highTxid];
       assert.deepEqual(
@@ -196,7 +181,7 @@ describeOnEachDb('a reader with the feed bound, writers open at once', { only: '
 
   test('a writer that took its marker ends the bound below its scores, not at it', async () => {
     const a = openWriter(fresh.db);
-    const low = await a.score;
+    const low = await a.ready;
     const bound = await feedBound(fresh.db);
     assert.equal(bound, low - 1n, 'the marker is the last value before its draw');
     assert.deepEqual(
@@ -204,8 +189,8 @@ describeOnEachDb('a reader with the feed bound, writers open at once', { only: '
       { bound: low - 1n, last: low },
       'an open writer drew up to last',
     );
-    a.end(true);
-    await a.done;
+    a.commit();
+    await a.ended;
     assert.equal(await feedBound(fresh.db), low);
     assert.deepEqual(await feedEdge(fresh.db), { bound: low, last: low }, 'none open');
   });

@@ -7,14 +7,19 @@ export interface HeldTransaction<T> {
   readonly ready: Promise<T>;
   /** Lets the transaction commit. */
   commit(): void;
-  /** The transaction's end. */
+  /** Rolls the transaction back. */
+  rollback(): void;
+  /** The transaction's end, committed or rolled back. */
   readonly ended: Promise<void>;
 }
 
+/** Thrown inside the held transaction to roll it back; never seen outside. */
+class RolledBack extends Error {}
+
 export function holdOpen<T>(db: Db, work: (tx: Queryable) => Promise<T>): HeldTransaction<T> {
-  let commit!: () => void;
-  const committing = new Promise<void>((resolve) => {
-    commit = resolve;
+  let end!: (commit: boolean) => void;
+  const ending = new Promise<boolean>((resolve) => {
+    end = resolve;
   });
   let resolveReady!: (value: T) => void;
   let rejectReady!: (err: unknown) => void;
@@ -22,16 +27,20 @@ export function holdOpen<T>(db: Db, work: (tx: Queryable) => Promise<T>): HeldTr
     resolveReady = resolve;
     rejectReady = reject;
   });
-  const ended = db.transaction(async (tx) => {
-    try {
-      resolveReady(await work(tx));
-    } catch (err) {
-      rejectReady(err);
-      throw err;
-    }
-    await committing;
-  });
-  return { ready, commit, ended };
+  const ended = db
+    .transaction(async (tx) => {
+      try {
+        resolveReady(await work(tx));
+      } catch (err) {
+        rejectReady(err);
+        throw err;
+      }
+      if (!(await ending)) throw new RolledBack();
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof RolledBack)) throw err;
+    });
+  return { ready, commit: () => end(true), rollback: () => end(false), ended };
 }
 
 /** `db` whose transactions run inside `tx`: a helper that opens its own transaction writes in the held one. */

@@ -52,8 +52,8 @@ export const SCORE_DRAW = "nextval('change_score_seq')";
 
 /**
  * For a statement that takes the marker and draws its scores itself (one round trip less than
- * markScores + nextScores; store/feed/feed-records.ts, store/feed/feed-writes.ts): the rows to
- * score, in their order, CROSS JOINed with SCORE_MARK_JOIN, each drawing SCORE_DRAW. Every scored
+ * nextScores and then the write; store/feed/feed-records.ts, store/feed/feed-writes.ts): the rows
+ * to score, in their order, CROSS JOINed with SCORE_MARK_JOIN, each drawing SCORE_DRAW. Every scored
  * row is a row joined with the marker's one row, so no score is drawn before the marker is held
  * (test/store/score.test.ts shows it). It is the transaction's last step but its writes and commit.
  */
@@ -67,8 +67,7 @@ export async function nextScores(tx: Queryable, count: number): Promise<bigint[]
   if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`invalid score count ${count}`);
   if (count === 0) return [];
   const rows = await tx.query<{ score: string }>(
-    `SELECT ${SCORE_DRAW} AS score FROM (SELECT g FROM generate_series(1, $1::int) AS g ORDER BY g) AS n
-       ${SCORE_MARK_JOIN} ORDER BY 1`,
+    `SELECT ${SCORE_DRAW} AS score FROM generate_series(1, $1::int) ${SCORE_MARK_JOIN} ORDER BY 1`,
     [count],
   );
   return rows.map((row) => BigInt(row.score));
