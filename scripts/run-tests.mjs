@@ -30,11 +30,22 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-// A test that hangs fails after this long instead of holding CI to its own limit.
+// A test that hangs fails after this long instead of holding CI to its own limit; a file that
+// hangs, or lingers after its tests ended, fails too (test-file-deadline.mjs).
 const timeoutMs = process.env.TEST_TIMEOUT_MS ?? '900000';
+const deadline = join(root, 'scripts', 'test-file-deadline.mjs');
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files],
+  [
+    '--import',
+    'tsx',
+    '--import',
+    deadline,
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeoutMs}`,
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit', env: process.env },
 );
 process.exit(result.status ?? 1);

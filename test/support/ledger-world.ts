@@ -142,7 +142,19 @@ export interface SharedWorld {
   readonly databaseUrl: string;
   /** An instance on the world's database and ledger, stopped with the world. */
   start(roles: string, extra?: readonly string[]): Promise<Instance>;
+  /**
+   * A service the suite started on the world itself, stopped with the world's instances: before
+   * the ledger closes and the database is dropped, never against them gone. Returns it.
+   */
+  own<S extends Stoppable>(service: S): S;
 }
+
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/** How long the world's making or ending may take before the suite fails instead of hanging. */
+const WORLD_HOOK_TIMEOUT_MS = 120_000;
 
 /**
  * A suite's world on the PostgreSQL of TEST_DATABASE_URL (the suite skips without it): a fresh
@@ -152,21 +164,27 @@ export interface SharedWorld {
 export function sharedWorld(label: string): SharedWorld {
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   let ledger: Ledger | undefined;
-  const started: Instance[] = [];
+  const started: Stoppable[] = [];
   const made = () => {
     if (database === undefined || ledger === undefined)
       throw new Error(`${label}: made in the suite's before`);
     return { database, ledger };
   };
-  before(async () => {
-    database = await freshDatabase(testDatabaseUrl!, label.replaceAll(' ', '_'));
-    ledger = await startLedger(label);
-  });
-  after(async () => {
-    for (const i of started) await i.stop().catch(() => undefined);
-    await ledger?.close();
-    await database?.drop();
-  });
+  before(
+    async () => {
+      database = await freshDatabase(testDatabaseUrl!, label.replaceAll(' ', '_'));
+      ledger = await startLedger(label);
+    },
+    { timeout: WORLD_HOOK_TIMEOUT_MS },
+  );
+  after(
+    async () => {
+      for (const s of started) await s.stop().catch(() => undefined);
+      await ledger?.close();
+      await database?.drop();
+    },
+    { timeout: WORLD_HOOK_TIMEOUT_MS },
+  );
   return {
     get ledger() {
       return made().ledger;
@@ -179,6 +197,10 @@ export function sharedWorld(label: string): SharedWorld {
       const instance = await startInstance(ledger, database.url, roles, extra);
       started.push(instance);
       return instance;
+    },
+    own(service) {
+      started.push(service);
+      return service;
     },
   };
 }

@@ -21,14 +21,13 @@ describe('the writer takes its own lease back and waits for another', {
 }, () => {
   const world = sharedWorld('writer lease');
   const dirs: string[] = [];
-  const running: RunningService[] = [];
   const folder = () => {
     const dir = mkdtempSync(join(tmpdir(), 'tokenproxy-writer-lease-'));
     dirs.push(dir);
     return dir;
   };
-  const start = async (dataDir: string, roles: string) => {
-    const service = await startServiceOn(dataDir, [
+  const start = (dataDir: string, roles: string): Promise<RunningService> =>
+    startServiceOn(dataDir, [
       '--log-level',
       'silent',
       '--database-url',
@@ -39,11 +38,7 @@ describe('the writer takes its own lease back and waits for another', {
       '200',
       ...world.ledger.flags,
     ]);
-    running.push(service);
-    return service;
-  };
-  after(async () => {
-    for (const s of running) await s.stop().catch(() => undefined);
+  after(() => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
@@ -57,11 +52,14 @@ describe('the writer takes its own lease back and waits for another', {
     const left = { url: 'http://127.0.0.1:9/', tokenHash: '00'.repeat(32), instance };
     assert.equal(await holdWriterEntry(db, left, now, new Date(now.getTime() + 10_000)), true);
     const restarted = await start(dataDir, 'tracker,writer');
-    const live = await liveWriter(db, new Date());
-    assert.equal(live?.instance, instance, 'the restarted writer holds the registration');
-    assert.notEqual(live?.url, left.url, 'under its new address');
-    await restarted.stop();
-    running.splice(running.indexOf(restarted), 1);
+    try {
+      const live = await liveWriter(db, new Date());
+      assert.equal(live?.instance, instance, 'the restarted writer holds the registration');
+      assert.notEqual(live?.url, left.url, 'under its new address');
+    } finally {
+      // The next test's other writer needs the registration free.
+      await restarted.stop();
+    }
   });
 
   it("another writer's live lease: the process starts, its tracker runs, the writer registers once it lapses", async () => {
@@ -70,7 +68,8 @@ describe('the writer takes its own lease back and waits for another', {
     const other = { url: 'http://127.0.0.1:9/', tokenHash: '11'.repeat(32), instance: 'another-writer' };
     assert.equal(await holdWriterEntry(db, other, now, new Date(now.getTime() + 2_000)), true);
     const dataDir = folder();
-    const started = await start(dataDir, 'tracker,writer');
+    // Stopped with the world's instances, while its database and ledger are still there.
+    const started = world.own(await start(dataDir, 'tracker,writer'));
     assert.equal(
       (await liveWriter(db, new Date()))?.instance,
       'another-writer',
