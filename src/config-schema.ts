@@ -235,6 +235,12 @@ export const ConfigSchema = Type.Object(
       description:
         'A tracker or deliverer that has finished no round of its loop for this long is not ready (/readyz answers 503, tokenproxy_role_ready 0), milliseconds.',
     }),
+    stopTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 20_000,
+      description:
+        "How long an orderly stop (SIGTERM or SIGINT) may take before the process exits without finishing it (exit code 1; a second signal exits at once), milliseconds. Below the supervisor's own grace period (Kubernetes: 30 s).",
+    }),
     logLevel: Type.Enum([...LOG_LEVELS], { default: 'info', description: 'Log level.' }),
     approverKey: SecretKey(
       'Approver private key (hex); absent: keys.json in dataDir (refused in production).',
@@ -309,7 +315,8 @@ export const ConfigSchema = Type.Object(
     idempotencyPurgeMs: Type.Integer({
       minimum: 1000,
       default: 600_000,
-      description: 'How often the tracker deletes Idempotency-Key answers older than idempotencyKeepMs, ms.',
+      description:
+        'How often the tracker deletes Idempotency-Key answers older than idempotencyKeepMs and folds the kept ticket and event counts of ended database connections, ms.',
     }),
     tokenSymbol: Type.String({
       minLength: 1,

@@ -56,14 +56,57 @@ export async function runStart(argv: readonly string[]): Promise<number> {
   }
   process.stderr.write(banner(config, service));
   logger.info({ startMs: Date.now() - startedAt }, 'tokenproxy ready');
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  logger.info({ signal }, 'tokenproxy stopping');
-  await service.stop();
+  const signal = await nextSignal().signal;
+  logger.info({ signal, stopTimeoutMs: config.stopTimeoutMs }, 'tokenproxy stopping');
+  const stopped = await stopWithin(service, config.stopTimeoutMs);
+  if (stopped !== 'stopped') {
+    // Safe to cut: what was answered is committed (kill -9 at any point loses nothing), and
+    // leases lapse for another process to take over. A stop that hangs must not hold the
+    // process until the supervisor's SIGKILL, nor a restart behind it.
+    logger.error(
+      { signal, cutBy: stopped, stopTimeoutMs: config.stopTimeoutMs },
+      'tokenproxy stop did not finish; exiting without it',
+    );
+    return 1;
+  }
   logger.info({ signal, uptimeS: Math.round((Date.now() - startedAt) / 1000) }, 'tokenproxy stopped');
   return 0;
+}
+
+/** The next SIGINT or SIGTERM, and how to stop listening for it. */
+function nextSignal(): { readonly signal: Promise<NodeJS.Signals>; cancel(): void } {
+  let on!: (signal: NodeJS.Signals) => void;
+  const cancel = () => {
+    process.off('SIGINT', on);
+    process.off('SIGTERM', on);
+  };
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    on = (signal) => {
+      cancel();
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+  return { signal, cancel };
+}
+
+/** The service's orderly stop, or what cut it: its deadline, or a second signal. */
+async function stopWithin(
+  service: RunningService,
+  timeoutMs: number,
+): Promise<'stopped' | 'deadline' | NodeJS.Signals> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), timeoutMs);
+  });
+  const second = nextSignal();
+  try {
+    return await Promise.race([service.stop().then(() => 'stopped' as const), deadline, second.signal]);
+  } finally {
+    clearTimeout(timer);
+    second.cancel();
+  }
 }
 
 /** Null when the api role needs no Redis or reaches it; else why not. */

@@ -3,7 +3,9 @@
 // with secrets redacted; the first start reports its progress (database, keys, token, funding
 // pool); health probes are logged below info while other requests are at info; SIGTERM ends
 // with a `tokenproxy stopped` record. The banner (URL, token, admin key file) is on stderr.
-// A port already taken is refused before any slow work: no key file, no deploy.
+// A port already taken is refused before any slow work: no key file, no deploy. A stop that
+// cannot finish (a database lock holds it) is cut at stopTimeoutMs, or at once by a second
+// signal: exit 1, and a record says so.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,6 +13,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { eventually } from '../e2e/support.js';
+import { freshDatabase, testDatabaseUrl } from '../support/test-databases.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -230,5 +235,77 @@ describe('tokenproxy start on a port already taken', () => {
       [...times].sort((a, b) => a - b),
       'records come out in the order they were made',
     );
+  });
+});
+
+describe('tokenproxy start: a stop that cannot finish', { skip: testDatabaseUrl === undefined }, () => {
+  const dirs: string[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  after(async () => {
+    for (const c of cleanups) await c().catch(() => undefined);
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /**
+   * A writer process on PostgreSQL whose settings table another session holds locked: its stop
+   * gives the writer's registration up there first, and waits on the lock for as long as it is held.
+   */
+  async function startStuck(stopTimeoutMs: number): Promise<Started> {
+    const database = await freshDatabase(testDatabaseUrl!, 'stop_deadline');
+    const dataDir = mkdtempSync(join(tmpdir(), 'tokenproxy-stop-deadline-'));
+    dirs.push(dataDir);
+    const run = await startUntilReady([
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--database-url',
+      database.url,
+      '--roles',
+      'api,tracker,writer',
+      '--stop-timeout-ms',
+      String(stopTimeoutMs),
+    ]);
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    cleanups.push(async () => {
+      run.child.kill('SIGKILL');
+      await locker.end();
+      await database.drop();
+    });
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE settings IN ACCESS EXCLUSIVE MODE');
+    return run;
+  }
+
+  it('is cut at stopTimeoutMs: exit 1, the last record says the stop did not finish', async () => {
+    const run = await startStuck(1_500);
+    run.child.kill('SIGTERM');
+    const code = await run.exited;
+    assert.equal(code, 1);
+    const rs = records(run.stdout);
+    assert.ok(!rs.some((r) => r.msg === 'tokenproxy stopped'), 'the orderly stop never finished');
+    const last = rs.at(-1)!;
+    assert.equal(last.msg, 'tokenproxy stop did not finish; exiting without it');
+    assert.equal(last.cutBy, 'deadline');
+    assert.equal(last.stopTimeoutMs, 1_500);
+    assert.equal(last.level, 50);
+  });
+
+  it('a second signal cuts it at once, whatever the deadline', async () => {
+    const run = await startStuck(600_000);
+    run.child.kill('SIGTERM');
+    await eventually(
+      async () => (run.stdout.join('').includes('"msg":"tokenproxy stopping"') ? true : undefined),
+      'the tokenproxy stopping record',
+      300,
+    );
+    run.child.kill('SIGINT');
+    const code = await run.exited;
+    assert.equal(code, 1);
+    const last = records(run.stdout).at(-1)!;
+    assert.equal(last.msg, 'tokenproxy stop did not finish; exiting without it');
+    assert.equal(last.cutBy, 'SIGINT');
+    assert.equal(last.signal, 'SIGTERM');
   });
 });

@@ -104,7 +104,9 @@ export async function startFundingKeeper(
       unlisten();
       clearInterval(rounds);
       clearInterval(looks);
-      await look.running();
+      // A look that fails now was logged where it was started; its error must not end the
+      // stop of the role around it (the tracker role stops its tracker loop next).
+      await look.running().catch(() => undefined);
     },
   };
 }
