@@ -7,6 +7,7 @@
 // restart, polling is the guarantee (as with ARC).
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ArcTxStatus } from '../arc/arc-status.js';
 import { type ArcStatusBody, callbackBody } from './arc-responses.js';
 
@@ -146,18 +147,13 @@ export class ArcCallbackSender {
   }
 }
 
+/**
+ * Waits `ms`, or less if `signal` aborts. node:timers/promises removes its listener from the
+ * signal when the wait ends: a listener left on the sender's long-lived stop signal by every batch
+ * window and retry would pile up for the devnet's whole life.
+ */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
+  return delay(ms, undefined, { signal }).catch(() => undefined);
 }
 
 /** POSTs `body` to `url`; answers the HTTP status (redirects are not followed). */
