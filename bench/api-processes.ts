@@ -38,9 +38,10 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { stopAllChildren } from './load/processes.js';
 import { freePort, startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
+import { medianOf } from './median.js';
 import { nextvalSeconds } from './score-draw-cost.js';
 import { describeTableWrites, tableWrites } from './table-writes.js';
-import { submitTransfers } from './transfer-submitters.js';
+import { percentileOf, submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TRANSFER_CONCURRENCY ?? 32);
@@ -51,6 +52,12 @@ const ENTRY = 'src/cli/entry.ts';
 const GENESIS_SATOSHIS = 50_000_000_000n;
 /** A folder: the service process's CPU profile is written there at its exit (node --cpu-prof). */
 const PROFILE = process.env.BENCH_PROFILE;
+/**
+ * Scrape `/metrics` this often (ms) through the measured window, as Prometheus would (its default
+ * is 15 s; a short interval puts many scrapes in a 10 s window), and print how long they took.
+ */
+const SCRAPE_EVERY_MS =
+  process.env.BENCH_SCRAPE_EVERY_MS === undefined ? undefined : Number(process.env.BENCH_SCRAPE_EVERY_MS);
 
 /** Sustained transfers against a `tokenproxy start` process on a fresh database of `serverUrl`. */
 export async function processTransfers(serverUrl: string, count: number): Promise<TransferFigures> {
@@ -113,6 +120,10 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     let before = sampleCpu(groups);
     let metricsBefore: Promise<string> = Promise.resolve('');
     let devnetBefore: ReturnType<typeof devnetCounts> = Promise.resolve({ signs: 0, verifies: 0 });
+    let scraper: { stop(): Promise<string> } | undefined;
+    // One scrape before the run: a process's first scrape prepares the gauges' statements and
+    // starts its default metrics, a cost Prometheus pays once, not inside the measured window.
+    await scrapeMetrics(service.announced, authorization);
     const started = performance.now();
     const run = await submitTransfers({
       url: service.announced,
@@ -126,8 +137,11 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         before = sampleCpu(groups);
         metricsBefore = scrapeMetrics(service.announced, authorization);
         devnetBefore = devnetCounts(arcUrl);
+        if (SCRAPE_EVERY_MS !== undefined)
+          scraper = scrapeEvery(SCRAPE_EVERY_MS, service.announced, authorization);
       },
     });
+    if (scraper !== undefined) console.log(`  ${await scraper.stop()}`);
     const after = sampleCpu(groups);
     const devnetAfter = await devnetCounts(arcUrl);
     clearInterval(refreshing);
@@ -150,8 +164,10 @@ export async function processTransfers(serverUrl: string, count: number): Promis
         console.log(`    ${line}`);
     }
     for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-    const speed = { sign: median(speeds.map((s) => s.sign)), verify: median(speeds.map((s) => s.verify)) };
+    const speed = {
+      sign: medianOf(speeds.map((s) => s.sign)),
+      verify: medianOf(speeds.map((s) => s.verify)),
+    };
     const own = OWN_SIGNS * speed.sign + OWN_VERIFIES * speed.verify;
     const inWindow = run.latencies.length;
     const cpuOf = (group: string) => (after.groups.get(group) ?? 0) - (before.groups.get(group) ?? 0);
@@ -254,4 +270,25 @@ async function untilMined(url: string, ticketIds: readonly string[]): Promise<vo
   } finally {
     await client.end();
   }
+}
+
+/** Scrapes `/metrics` every `everyMs` until stopped; `stop` tells how long the scrapes took. */
+function scrapeEvery(everyMs: number, url: string, authorization: string): { stop(): Promise<string> } {
+  const took: number[] = [];
+  let last: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    const t = performance.now();
+    last = scrapeMetrics(url, authorization).then(() => {
+      took.push(performance.now() - t);
+    });
+  }, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await last;
+      took.sort((a, b) => a - b);
+      const at = (p: number) => percentileOf(took, p).toFixed(0);
+      return `scrapes of /metrics every ${everyMs} ms in the window: ${took.length}, ${at(50)} ms median, ${at(100)} ms the longest`;
+    },
+  };
 }

@@ -184,7 +184,7 @@ export function describeFigures(label: string, f: TransferFigures): string {
     `${label}: ${f.transfers} transfers in ${f.seconds.toFixed(1)} s = ${f.perSecond.toFixed(0)}/s ` +
     `(all MINED ${f.toMinedSeconds.toFixed(1)} s after the first); submit p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms; ` +
     `crypto-only ceiling ${f.ceiling.toFixed(0)}/s (same run: ${f.ceilingSamples}); ratio ${(f.perSecond / f.ceiling).toFixed(3)}; ` +
-    `warm-up before the window: ${f.warmup.transfers} transfers, slowest ${f.warmup.maxMs.toFixed(0)} ms` +
+    `warm-up before the window: ${f.warmup.seconds.toFixed(1)} s, ${f.warmup.transfers} transfers, slowest ${f.warmup.maxMs.toFixed(0)} ms` +
     (f.ranOut ? ' — WARNING: the prepared transfers ran out before the time; raise BENCH_TRANSFERS' : '')
   );
 }

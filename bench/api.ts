@@ -13,6 +13,7 @@ import { party } from '../test/support/token-world.js';
 import { processTransfers } from './api-processes.js';
 import { describeFigures, sustainedTransfers } from './api-transfers.js';
 import { BENCH_SERVICE_FLAGS, startBenchService, withBenchDatabase } from './bench-service.js';
+import { medianBy } from './median.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Transfers prepared per database: enough for BENCH_TRANSFER_SECONDS at the rate expected there. */
@@ -53,7 +54,7 @@ async function balanceBench(): Promise<void> {
       const ours = await rps(`${service.url}/v2/balance`, body, auth);
       rounds.push({ ours, baseline });
     }
-    const median = [...rounds].sort((x, y) => x.ours / x.baseline - y.ours / y.baseline)[1]!;
+    const median = medianBy(rounds, (r) => r.ours / r.baseline);
     console.log(`balance rounds (ratio): ${rounds.map((r) => (r.ours / r.baseline).toFixed(2)).join(' ')}`);
     console.log(
       `balance (20 addresses/request): ${median.ours.toFixed(0)} req/s; bare Fastify fixed JSON: ${median.baseline.toFixed(0)} req/s; ratio ${(median.ours / median.baseline).toFixed(2)} (target >= 0.4)`,

@@ -14,6 +14,7 @@ import { createDeliverer } from '../src/callbacks/deliverer.js';
 import { createApiKey } from '../src/store/access/api-keys-store.js';
 import type { Db } from '../src/store/db/db.js';
 import { testTargets } from '../test/support/test-databases.js';
+import { medianBy } from './median.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 8000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -179,8 +180,7 @@ try {
         rounds.push({ ours, baseline });
       }
       const ratio = (r: (typeof rounds)[number]) => r.ours.perSecond / r.baseline;
-      const sorted = [...rounds].sort((a, b) => ratio(a) - ratio(b));
-      const median = sorted[Math.floor(sorted.length / 2)]!;
+      const median = medianBy(rounds, ratio);
       console.log(`${target.name} rounds (ratio): ${rounds.map((r) => ratio(r).toFixed(3)).join(' ')}`);
       console.log(
         `${target.name}: deliverer ${median.ours.perSecond.toFixed(0)} events/s (${EVENTS} events, ${RECEIVERS} receivers, ` +

@@ -18,6 +18,7 @@ import {
   SIGNS_PER_TRANSFER,
   VERIFIES_PER_TRANSFER,
 } from './crypto-ceiling.js';
+import { medianBy } from './median.js';
 
 const N = Number(process.env.BENCH_TRANSFERS ?? 1000);
 const OPS = Number(process.env.BENCH_CRYPTO_OPS ?? 2000);
@@ -74,7 +75,7 @@ for (let r = 0; r < ROUNDS; r++) {
   const ceiling = ceilingOf({ sign, verify });
   rounds.push({ sign, verify, perSecond, ratio: perSecond / ceiling });
 }
-const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
+const median = medianBy(rounds, (r) => r.ratio);
 const ceiling = ceilingOf(median);
 
 console.log(`rounds (ratio): ${rounds.map((r) => r.ratio.toFixed(2)).join(' ')}`);

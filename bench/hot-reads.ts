@@ -18,6 +18,7 @@ import { foldBalanceChanges } from '../src/store/wallets/address-balances.js';
 import { balancesWithStamp, feedStamp, unspentOutputPages } from '../src/store/wallets/wallet-queries.js';
 import { randomTxid, seedTicket, seedTransaction } from '../test/support/seed-store.js';
 import { freshDatabase } from '../test/support/test-databases.js';
+import { medianOf as median } from './median.js';
 
 const CALLS = Number(process.env.BENCH_READS_CALLS ?? 300);
 const ROUNDS = Number(process.env.BENCH_READS_ROUNDS ?? 5);
@@ -30,8 +31,6 @@ async function timePerCall(q: Queryable, read: Read): Promise<number> {
   for (let i = 0; i < CALLS; i++) await read(q, i);
   return (performance.now() - started) / CALLS;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;

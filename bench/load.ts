@@ -26,6 +26,7 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { type LoadResult, percentile, runLoad } from './load/generator.js';
 import { type Child, startChild, stopAllChildren } from './load/processes.js';
 import { type Prepared, prepare } from './load/world.js';
+import { medianBy as median } from './median.js';
 import { describeStatementStats, resetStatementStats } from './statement-stats.js';
 import { databaseCommits, describeTableWrites, tableWrites } from './table-writes.js';
 
@@ -281,10 +282,6 @@ async function postgresRound(
   } finally {
     for (const c of children.reverse()) await c.stop();
   }
-}
-
-function median<T>(values: readonly T[], by: (v: T) => number): T {
-  return [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)]!;
 }
 
 async function machineLine(pgUrl: string | undefined): Promise<string> {

@@ -42,6 +42,7 @@ import { startDevnetProcess } from './load/devnet-process.js';
 import { stopAllChildren } from './load/processes.js';
 import { freePort, startServiceProcess } from './load/service-process.js';
 import { prepare } from './load/world.js';
+import { medianOf as median } from './median.js';
 import { percentileOf, submitTransfers } from './transfer-submitters.js';
 
 const SECONDS = Number(process.env.BENCH_TRANSFER_SECONDS ?? 8);
@@ -107,8 +108,6 @@ function split(pid: number, a: Sample, b: Sample): { main: number; other: number
   const total = b.total - a.total;
   return { main, other: total - main, total };
 }
-
-const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function run(serverUrl: string): Promise<void> {
   const database = await freshDatabase(serverUrl, 'servicecpu');

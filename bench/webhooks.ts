@@ -19,6 +19,7 @@ import { dispatchOnce } from '../src/usecases/subscriptions/dispatch-events.js';
 import { registerSubscription } from '../src/usecases/subscriptions/manage-subscriptions.js';
 import { testTargets } from '../test/support/test-databases.js';
 import { party } from '../test/support/token-world.js';
+import { medianBy } from './median.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 4000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -182,8 +183,7 @@ try {
         rounds.push({ ours, baseline });
       }
       const ratio = (r: (typeof rounds)[number]) => r.ours.perSecond / r.baseline;
-      const sorted = [...rounds].sort((a, b) => ratio(a) - ratio(b));
-      const median = sorted[Math.floor(sorted.length / 2)]!;
+      const median = medianBy(rounds, ratio);
       console.log(`${target.name} rounds (ratio): ${rounds.map((r) => ratio(r).toFixed(3)).join(' ')}`);
       console.log(
         `${target.name}: address webhooks ${median.ours.perSecond.toFixed(0)} events/s from feed to receiver ` +

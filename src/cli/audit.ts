@@ -8,12 +8,17 @@ const spec: CommandSpec = {
   name: 'audit',
   usage: `audit
 prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
-        "outputDifferences", "keptBalanceDifferences", "failedOnLedger"}; supply splits {"circulating",
-        "treasury", "burned", "redeemed"}; keptBalanceDifferences: kept balances unlike the index's sums
-        {"address", "kept", "summed"}; failedOnLedger: failed transactions the ledger holds anyway
-        {"txid", "status", "height"}
-exits 1 when the index and the transactions differ, a kept balance differs from the index, or a
-failed transaction is on the ledger`,
+        "outputDifferences", "keptBalanceDifferences", "keptTotalDifference", "ticketCountDifferences",
+        "eventCountDifferences", "failedOnLedger"};
+        supply splits {"circulating", "treasury", "burned", "redeemed"}; keptBalanceDifferences: kept
+        balances unlike the index's sums {"address", "kept", "summed"}; keptTotalDifference: the kept
+        total of all balances unlike their sum {"kept", "summed"}, or null; ticketCountDifferences:
+        kept ticket counts unlike a count of the tickets {"status", "kept", "counted"};
+        eventCountDifferences: kept callback event counts unlike a count of the events {"state",
+        "kept", "counted"};
+        failedOnLedger: failed transactions the ledger holds anyway {"txid", "status", "height"}
+exits 1 when the index and the transactions differ, a kept balance, the kept total or a kept
+ticket or event count differs, or a failed transaction is on the ledger`,
   options: {},
 };
 

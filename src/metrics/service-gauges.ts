@@ -5,19 +5,22 @@
 // and the supply (where it is, and how far it is from the genesis supply: 0 when it balances).
 // Every process reads the same database, so only the processes running the tracker register
 // them (service.ts): one series per deployment, aggregated with max, not sum (docs/operations.md
-// Metrics). A failed read leaves the last values and is logged. (Delivery attempts are a
-// counter the deliverer moves: service-metrics.ts.)
+// Metrics). A failed read leaves the last values and is logged. A scrape collects every gauge at
+// once; their reads run one at a time, so a scrape holds one connection of the pool, never the
+// ones the write path is waiting for. (Delivery attempts are a counter the deliverer moves:
+// service-metrics.ts.)
 import { Gauge } from 'prom-client';
-import { outboxEventCounts } from '../store/callbacks/delivery-stats.js';
+import { outboxEventCounts } from '../store/callbacks/event-counts.js';
 import type { Queryable } from '../store/db/db.js';
+import { oneAtATime } from '../store/db/one-at-a-time.js';
 import { availableFunding } from '../store/funding/funding-pool.js';
 import { oldestLiveTicketAges, oldestPendingEventAge } from '../store/operator/health-gauges.js';
 import {
   dispatchLagScores,
   oldestPendingSubscriptionEventAge,
 } from '../store/subscriptions/subscription-gauges.js';
-import { ticketCounts } from '../store/tickets/ticket-queries.js';
-import { supply } from '../store/wallets/wallet-queries.js';
+import { ticketCounts } from '../store/tickets/ticket-counts.js';
+import { keptSupply } from '../store/wallets/kept-supply.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 export interface GaugeSources {
@@ -46,9 +49,21 @@ export const SERVICE_GAUGE_NAMES = [
   'tokenproxy_supply_imbalance_units',
 ] as const;
 
+/** A read shared by the gauges of one scrape (collected together), made again at the next. */
+function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let reading: Promise<T> | null = null;
+  return () => {
+    reading ??= read().finally(() => setImmediate(() => (reading = null)));
+    return reading;
+  };
+}
+
 export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSources): void {
   const { registry } = metrics;
   const registers = [registry];
+  const db = oneAtATime(sources.db);
+  // One read of the funding pool per scrape, shared by its two gauges.
+  const readFunding = oncePerScrape(() => availableFunding(db));
   const guarded = <G>(what: string, read: (gauge: G) => Promise<void>) =>
     async function (this: G) {
       try {
@@ -64,7 +79,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     labelNames: ['status'],
     registers,
     collect: guarded('tickets', async (gauge: Gauge<'status'>) => {
-      const counts = await ticketCounts(sources.db);
+      const counts = await ticketCounts(db);
       for (const [status, n] of Object.entries(counts)) gauge.set({ status }, n);
     }),
   });
@@ -74,8 +89,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     labelNames: ['status'],
     registers,
     collect: guarded('ticket ages', async (gauge: Gauge<'status'>) => {
-      for (const [status, age] of Object.entries(await oldestLiveTicketAges(sources.db)))
-        gauge.set({ status }, age);
+      for (const [status, age] of Object.entries(await oldestLiveTicketAges(db))) gauge.set({ status }, age);
     }),
   });
 
@@ -85,7 +99,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     labelNames: ['state'],
     registers,
     collect: guarded('the outbox', async (gauge: Gauge<'state'>) => {
-      const counts = await outboxEventCounts(sources.db);
+      const counts = await outboxEventCounts(db);
       for (const [state, n] of Object.entries(counts)) gauge.set({ state }, n);
     }),
   });
@@ -94,7 +108,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'Seconds since the oldest callback event still pending was made (0: none pending).',
     registers,
     collect: guarded('the outbox', async (gauge: Gauge) => {
-      gauge.set(await oldestPendingEventAge(sources.db));
+      gauge.set(await oldestPendingEventAge(db));
     }),
   });
 
@@ -103,7 +117,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'The change feed’s newest score less the address webhook dispatcher’s cursor (0: caught up; scores have gaps).',
     registers,
     collect: guarded('the dispatcher’s cursor', async (gauge: Gauge) => {
-      gauge.set(Number(await dispatchLagScores(sources.db)));
+      gauge.set(Number(await dispatchLagScores(db)));
     }),
   });
   new Gauge({
@@ -111,7 +125,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'Seconds since the oldest address webhook event still pending was written (0: none pending).',
     registers,
     collect: guarded('the address webhook events', async (gauge: Gauge) => {
-      gauge.set(await oldestPendingSubscriptionEventAge(sources.db));
+      gauge.set(await oldestPendingSubscriptionEventAge(db));
     }),
   });
 
@@ -120,7 +134,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'Available funding pool outputs (one pays one transfer fee).',
     registers,
     collect: guarded('the funding pool', async (gauge: Gauge) => {
-      gauge.set((await availableFunding(sources.db)).outputs);
+      gauge.set((await readFunding()).outputs);
     }),
   });
   new Gauge({
@@ -128,7 +142,7 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     help: 'Satoshis in available funding pool outputs.',
     registers,
     collect: guarded('the funding pool', async (gauge: Gauge) => {
-      gauge.set(Number((await availableFunding(sources.db)).satoshis));
+      gauge.set(Number((await readFunding()).satoshis));
     }),
   });
   new Gauge({
@@ -137,17 +151,15 @@ export function registerServiceGauges(metrics: ServiceMetrics, sources: GaugeSou
     registers,
   }).set(sources.lowWater);
 
-  // One read of the supply per scrape, shared by its two gauges (it sums the token outputs).
-  let reading: Promise<{ parts: Record<string, bigint>; imbalance: bigint }> | null = null;
-  const readSupply = () => {
-    reading ??= supply(sources.db, sources.token)
-      .then((s) => ({
-        parts: { genesis: sources.genesisSupply, ...s },
-        imbalance: sources.genesisSupply - (s.circulating + s.treasury + s.burned + s.seized),
-      }))
-      .finally(() => setImmediate(() => (reading = null)));
-    return reading;
-  };
+  // One read of the supply per scrape, shared by its two gauges: from the kept balances, so its
+  // cost does not grow with the outputs (store/wallets/kept-supply.ts).
+  const readSupply = oncePerScrape(async () => {
+    const s = await keptSupply(db, sources.token);
+    return {
+      parts: { genesis: sources.genesisSupply, ...s },
+      imbalance: sources.genesisSupply - (s.circulating + s.treasury + s.burned + s.seized),
+    };
+  });
   new Gauge({
     name: 'tokenproxy_supply_units',
     help: 'The supply by part (genesis, circulating, treasury, burned, seized), atomic units (a float: exact up to 2^53).',

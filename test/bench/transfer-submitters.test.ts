@@ -11,6 +11,8 @@ describe('bench: transfer submitters', () => {
   // A stand-in service over a real socket: the first requests are slow (a cold start), the
   // rest fast; every answer is the request's body, so each ticket can be told apart.
   let answered = 0;
+  // Requests that arrive before this instant (Date.now()) are all answered then: a stall.
+  let stalledUntil = 0;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => {
@@ -18,7 +20,7 @@ describe('bench: transfer submitters', () => {
     });
     req.on('end', () => {
       const cold = answered++ < 4;
-      setTimeout(() => res.end(body), cold ? 300 : 2);
+      setTimeout(() => res.end(body), Math.max(cold ? 300 : 2, stalledUntil - Date.now()));
     });
   });
   let url = '';
@@ -68,10 +70,36 @@ describe('bench: transfer submitters', () => {
       concurrency: 8,
       arrivalRate: 100,
     });
-    // 100 a second for 0.8 s: 80 sent, where 8 closed loops on 2 ms answers would send hundreds.
+    // The window opens 2 s after the (empty) backlog drained, at 0.2 s: 100 a second for 2.8 s is
+    // 280 sent, where 8 closed loops on 2 ms answers would send thousands; 60 in the window.
     const sent = run.ticketIds.length;
-    assert.ok(sent >= 75 && sent <= 81, `sent ${sent}`);
+    assert.ok(sent >= 270 && sent <= 282, `sent ${sent}`);
     assert.ok(run.latencies.length >= 55 && run.latencies.length <= 61, `measured ${run.latencies.length}`);
+    assert.ok(run.warmup.seconds >= 2.15 && run.warmup.seconds < 2.5, `warm-up ${run.warmup.seconds} s`);
+  });
+
+  it('opens the open loop window only once a stall has been answered and drained', async () => {
+    answered = 10;
+    stalledUntil = Date.now() + 1000;
+    const bodies = Array.from({ length: 20_000 }, (_, i) => `{"ticketId":"t${i}"}`);
+    try {
+      const run = await submitTransfers({
+        url,
+        authorization: 'Bearer x',
+        bodies,
+        warmupSeconds: 0.5,
+        seconds: 0.5,
+        concurrency: 8,
+        arrivalRate: 100,
+      });
+      // Nothing is answered for the first second: the backlog drains at about 1 s, the window
+      // opens 2 s later, and none of the stall's slow answers is measured.
+      assert.ok(run.warmup.seconds >= 2.9, `warm-up ${run.warmup.seconds} s`);
+      assert.ok(run.warmup.maxMs >= 700, `warm-up slowest ${run.warmup.maxMs}`);
+      assert.ok(run.latencies.at(-1)! < 200, `measured slowest ${run.latencies.at(-1)}`);
+    } finally {
+      stalledUntil = 0;
+    }
   });
 
   it('refuses a run whose transfers ran out before the window opened', async () => {

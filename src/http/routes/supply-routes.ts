@@ -7,6 +7,7 @@ import { pubKeyHashOf } from '../../domain/address.js';
 import { parseTokens, toJsonNumber } from '../../domain/amount.js';
 import type { SupplySplit } from '../../domain/ledger-audit.js';
 import { fromHex } from '../../domain/script-chunks.js';
+import { TICKET_STATUSES } from '../../domain/ticket-state.js';
 import { buildP2pkhScript } from '../../domain/token-script.js';
 import { fundingPoolLevel } from '../../store/funding/funding-pool.js';
 import { availableReserve, type ReserveOutput } from '../../store/funding/funding-reserve.js';
@@ -109,6 +110,35 @@ const Audit = Type.Object({
     description:
       'Balances kept per address (what POST /v2/balance answers) that differ from the sum of the index outputs.',
   }),
+  keptTotalDifference: Type.Union(
+    [Type.Object({ kept: Type.Union([Amount, Type.Null()]), summed: Amount }), Type.Null()],
+    {
+      description:
+        'The kept total of all balances (what the supply figures split) when it differs from the sum of the kept balances (kept null: its row is missing); null when they agree.',
+    },
+  ),
+  ticketCountDifferences: Type.Array(
+    Type.Object({
+      status: Type.Enum([...TICKET_STATUSES]),
+      kept: Type.Integer(),
+      counted: Type.Integer(),
+    }),
+    {
+      description:
+        'Statuses whose kept ticket count (what the tokenproxy_tickets gauge and the status answer) differs from a count of the tickets.',
+    },
+  ),
+  eventCountDifferences: Type.Array(
+    Type.Object({
+      state: Type.Enum(['pending', 'delivered', 'failed', 'dead']),
+      kept: Type.Integer(),
+      counted: Type.Integer(),
+    }),
+    {
+      description:
+        'States whose kept callback event count (what the tokenproxy_outbox_events gauge answers) differs from a count of the events.',
+    },
+  ),
   failedOnLedger: Type.Array(
     Type.Object({
       txid: Type.String(),
@@ -260,6 +290,18 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
             kept: amountJson(d.kept),
             summed: amountJson(d.summed),
           })),
+          keptTotalDifference:
+            report.keptTotalDifference === null
+              ? null
+              : {
+                  kept:
+                    report.keptTotalDifference.kept === null
+                      ? null
+                      : amountJson(report.keptTotalDifference.kept),
+                  summed: amountJson(report.keptTotalDifference.summed),
+                },
+          ticketCountDifferences: report.ticketCountDifferences.map((d) => ({ ...d })),
+          eventCountDifferences: report.eventCountDifferences.map((d) => ({ ...d })),
           failedOnLedger: report.failedOnLedger.map((d) => ({ ...d })),
         };
       },

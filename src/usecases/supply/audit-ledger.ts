@@ -1,7 +1,8 @@
 // `tokenproxy audit`: recompute token outputs, balances and supply from the raw bytes of the
 // change feed's transactions (failed ones left out, as the index leaves them out) and
 // compare with the token_outputs index; and compare the balances kept per address (what
-// `POST /v2/balance` answers) with the index's sums. Any difference is reported.
+// `POST /v2/balance` answers) with the index's sums, and their kept total (what the supply read
+// starts from) with the kept balances' sum. Any difference is reported.
 import {
   type AuditDifference,
   type AuditOutput,
@@ -12,11 +13,17 @@ import {
   type SupplySplit,
   supplyOf,
 } from '../../domain/ledger-audit.js';
+import type { TicketStatus } from '../../domain/ticket-state.js';
 import type { Ledger, TxStatus } from '../../ledger/port.js';
+import type { EventState } from '../../store/callbacks/callback-deliveries.js';
+import { EVENT_COUNTS } from '../../store/callbacks/event-counts.js';
 import { seizedOutpoints } from '../../store/controls/seizure-store.js';
 import type { Queryable } from '../../store/db/db.js';
+import { keptCountDrift } from '../../store/db/kept-counts.js';
 import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../../store/operator/audit-reads.js';
+import { TICKET_COUNTS } from '../../store/tickets/ticket-counts.js';
 import { type BalanceDrift, keptBalanceDrift } from '../../store/wallets/address-balances.js';
+import { type KeptTotalDrift, keptTotalDrift } from '../../store/wallets/kept-supply.js';
 
 /** A transaction the service gave up on (FAILED, inputs released) that the ledger holds anyway. */
 export interface FailedOnLedger {
@@ -37,6 +44,12 @@ export interface AuditReport {
   readonly outputDifferences: readonly AuditDifference[];
   /** Kept balances (what wallets are answered) that differ from the sum of the index's outputs. */
   readonly keptBalanceDifferences: readonly BalanceDrift[];
+  /** The kept total (what keptSupply splits) when it differs from the kept balances' sum, else null. */
+  readonly keptTotalDifference: KeptTotalDrift | null;
+  /** Statuses whose kept ticket count (the gauges', the status's) differs from a count of the tickets. */
+  readonly ticketCountDifferences: readonly { status: TicketStatus; kept: number; counted: number }[];
+  /** States whose kept callback event count (the outbox gauge's) differs from a count of the events. */
+  readonly eventCountDifferences: readonly { state: EventState; kept: number; counted: number }[];
   /** Failed transactions the ledger holds after all (asked only when a ledger is given). */
   readonly failedOnLedger: readonly FailedOnLedger[];
   readonly ok: boolean;
@@ -67,6 +80,15 @@ export async function auditLedger(
     (k) => supply.index[k] === supply.recomputed[k],
   );
   const keptBalanceDifferences = await keptBalanceDrift(db);
+  const keptTotalDifference = await keptTotalDrift(db);
+  const ticketCountDifferences = (await keptCountDrift(db, TICKET_COUNTS)).map(({ value, ...d }) => ({
+    status: value,
+    ...d,
+  }));
+  const eventCountDifferences = (await keptCountDrift(db, EVENT_COUNTS)).map(({ value, ...d }) => ({
+    state: value,
+    ...d,
+  }));
   const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
   return {
     transactions: txs.length,
@@ -75,11 +97,17 @@ export async function auditLedger(
     balanceDifferences,
     outputDifferences,
     keptBalanceDifferences,
+    keptTotalDifference,
+    ticketCountDifferences,
+    eventCountDifferences,
     failedOnLedger,
     ok:
       outputDifferences.length === 0 &&
       balanceDifferences.length === 0 &&
       keptBalanceDifferences.length === 0 &&
+      keptTotalDifference === null &&
+      ticketCountDifferences.length === 0 &&
+      eventCountDifferences.length === 0 &&
       sameSupply &&
       failedOnLedger.length === 0,
   };
