@@ -4,21 +4,22 @@
 // block or in another status. On both adapters.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Queryable, Row, SqlValue } from '../../src/store/db/db.js';
+import type { Db, Queryable, Row, SqlValue } from '../../src/store/db/db.js';
 import { recheckTicketsIn, settleTicketsIn } from '../../src/store/tickets/watched-blocks.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 
-/** A Queryable that counts the statements it passes on. */
-function counting(q: Queryable): { q: Queryable; statements: () => number } {
+/** `db` whose statements, in its transactions too, are counted. */
+function counting(db: Db): { q: Db; statements: () => number } {
   let n = 0;
-  return {
-    q: {
-      query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
-        n++;
-        return q.query<R>(sql, params);
-      },
+  const counted = (q: Queryable): Queryable => ({
+    query<R extends Row = Row>(sql: string, params?: readonly SqlValue[]): Promise<R[]> {
+      n++;
+      return q.query<R>(sql, params);
     },
+  });
+  return {
+    q: { ...db, ...counted(db), transaction: (fn) => db.transaction((tx) => fn(counted(tx))) },
     statements: () => n,
   };
 }
@@ -52,12 +53,12 @@ describeOnEachDb('watched blocks', (fresh) => {
     const counted = counting(fresh.db);
     await settleTicketsIn(counted.q, ['final block'], 2);
     assert.deepEqual(await dueOf(final), Array(5).fill(null));
-    // Chunks of 2, 2 and 1: the last, short, ends it.
-    assert.equal(counted.statements(), 3);
+    // Chunks of 2, 2 and 1 (each locked, then settled): the last, short, ends it.
+    assert.equal(counted.statements(), 6);
     assert.deepEqual(await dueOf([...other, ...waiting]), Array(3).fill(later.toISOString()));
-    // Settled already: one statement finds nothing to write.
+    // Settled already: one statement finds nothing to lock.
     await settleTicketsIn(counted.q, ['final block'], 2);
-    assert.equal(counted.statements(), 4);
+    assert.equal(counted.statements(), 7);
   });
 
   it('rechecks every MINED ticket of a block that left the chain, a chunk a statement', async () => {

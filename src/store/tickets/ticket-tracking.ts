@@ -6,7 +6,7 @@
 // first, the order a batch of verdicts locks them in (store/tickets/ticket-writes.ts), so none waits in a
 // cycle with another.
 import type { TicketStatus } from '../../domain/ticket-state.js';
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { ticketRawTx } from './ticket-row.js';
 
 /** A ticket claimed by a tracker's sweep. */
@@ -79,30 +79,35 @@ export const CLAIMED_COLUMNS = `t.id, t.txid, ${ticketRawTx('t')} AS raw_tx, t.s
 /**
  * MINED tickets whose block still stands: looked at again on their own only at `backstop`
  * (`watch`: the tracker watches their block, docs/adr/0006), or never (final). A ticket whose
- * record moved meanwhile (a push) is left as it is.
+ * record moved meanwhile (a push) is left as it is. Two statements in a transaction: the tickets
+ * are locked first, and their records read once they are held. A verdict batch moves a record
+ * only while it holds its ticket, and one statement waiting for that ticket would go on with the
+ * record it read before the wait (watched-blocks.ts, settleTicketsIn).
  */
 export async function keepWatchingMined(
-  q: Queryable,
+  db: Pick<Db, 'transaction'>,
   tickets: readonly { readonly id: string; readonly blockHash: string; readonly watch: boolean }[],
   backstop: Date,
 ): Promise<void> {
-  await q.query(
-    `WITH kept AS (
-       SELECT k.id, u.watch FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch)
-         JOIN tickets k ON k.id = u.id JOIN transactions x ON x.txid = k.txid
-        WHERE k.status = 'MINED' AND x.state = 'mined' AND x.blk_hash = u.hash
-        ORDER BY k.id FOR UPDATE OF k
-     )
-     UPDATE tickets k SET next_check_at = CASE WHEN w.watch = 1 THEN $1::timestamptz ELSE NULL END,
-                          lease_until = NULL, failures = 0
-       FROM kept w WHERE k.id = w.id`,
-    [
-      backstop,
+  if (tickets.length === 0) return;
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT id FROM tickets WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [
       tickets.map((t) => t.id),
-      tickets.map((t) => t.blockHash),
-      tickets.map((t) => (t.watch ? 1 : 0)),
-    ],
-  );
+    ]);
+    await tx.query(
+      `UPDATE tickets k SET next_check_at = CASE WHEN u.watch = 1 THEN $1::timestamptz ELSE NULL END,
+                            lease_until = NULL, failures = 0
+         FROM unnest($2::uuid[], $3::text[], $4::int[]) AS u(id, hash, watch), transactions x
+        WHERE k.id = u.id AND x.txid = k.txid
+          AND k.status = 'MINED' AND x.state = 'mined' AND x.blk_hash = u.hash`,
+      [
+        backstop,
+        tickets.map((t) => t.id),
+        tickets.map((t) => t.blockHash),
+        tickets.map((t) => (t.watch ? 1 : 0)),
+      ],
+    );
+  });
 }
 
 /**

@@ -3,10 +3,10 @@
 // every ticket in it, until it is final. A block final when first seen has its row for one look:
 // a new block's first look has the tracker ask about the tickets in the mempool
 // (docs/adr/0008). A verdict writer inserts a block's row in its own transaction; the sweep's
-// statements on a block's tickets and on its row are separate statements, each its own
-// transaction: a sweep then never holds a block row while it waits for
-// a ticket that a verdict writer has locked, while that writer waits to insert the same row.
-import type { Queryable } from '../db/db.js';
+// writes to a block's tickets and to its row are separate transactions: a sweep then never holds
+// a block row while it waits for a ticket that a verdict writer has locked, while that writer
+// waits to insert the same row.
+import type { Db, Queryable } from '../db/db.js';
 
 /** A block to watch: where a ticket was seen mined, and that ticket's transaction. */
 export interface BlockToWatch {
@@ -133,26 +133,41 @@ export const TICKETS_PER_STATEMENT = 500;
 
 /**
  * The MINED tickets recorded in `hashes` (final blocks): never looked at again. Tickets already
- * settled are not written again; `perStatement` at a time.
+ * settled are not written again; `perStatement` at a time, each chunk a transaction of two
+ * statements. The first locks the chunk's tickets; the second settles those whose record, read
+ * once they are held, still names one of the blocks. A verdict batch moves a record only while
+ * it holds its ticket, and PostgreSQL, when a lock wait ends, checks the locked ticket's row
+ * again but not the record the statement joined before the wait: one statement would settle a
+ * ticket that a batch moved out of the block meanwhile (a reorg, a stale look) in the block it
+ * left.
  */
 export async function settleTicketsIn(
-  q: Queryable,
+  db: Pick<Db, 'transaction'>,
   hashes: readonly string[],
   perStatement = TICKETS_PER_STATEMENT,
 ): Promise<void> {
   if (hashes.length === 0) return;
   await inChunks(perStatement, (limit) =>
-    q.query(
-      `WITH settled AS (${ticketsInBlocks('AND k.next_check_at IS NOT NULL')})
-       UPDATE tickets k SET next_check_at = NULL, failures = 0 FROM settled s WHERE k.id = s.id RETURNING k.id`,
-      [hashes, limit],
-    ),
+    db.transaction(async (tx) => {
+      const held = await tx.query<{ id: string }>(ticketsInBlocks('AND k.next_check_at IS NOT NULL'), [
+        hashes,
+        limit,
+      ]);
+      if (held.length > 0)
+        await tx.query(
+          `WITH settled AS (${ticketsInBlocks('AND k.id = ANY($3::uuid[])')})
+           UPDATE tickets k SET next_check_at = NULL, failures = 0 FROM settled s WHERE k.id = s.id`,
+          [hashes, limit, held.map((t) => t.id)],
+        );
+      return held;
+    }),
   );
 }
 
 /**
  * The MINED tickets recorded in `hashes` (blocks that left the chain): due at `now`, each asked
- * alone; `perStatement` at a time.
+ * alone; `perStatement` at a time. One statement a chunk: a ticket a verdict batch moved to
+ * another block while this waited for it is only asked about once more.
  */
 export async function recheckTicketsIn(
   q: Queryable,
@@ -170,7 +185,7 @@ export async function recheckTicketsIn(
   );
 }
 
-/** Runs `write` (which writes at most `limit` rows and returns them) until it writes fewer. */
+/** Runs `write` (which takes at most `limit` rows and returns them) until it takes fewer. */
 async function inChunks(limit: number, write: (limit: number) => Promise<readonly unknown[]>): Promise<void> {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`invalid chunk size ${limit}`);
   while ((await write(limit)).length === limit) {

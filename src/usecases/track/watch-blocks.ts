@@ -3,13 +3,15 @@
 // row is claimed with a lease (several trackers share the work), and its probe transaction is
 // asked about:
 // - still mined in the block, not final: only the row moves to the next poll;
-// - still mined in the block, final: one statement settles the block's tickets, the row goes;
+// - still mined in the block, final: the block's tickets are settled (those whose record still
+//   names it once they are locked), the row goes;
 // - anything else (the block left the chain): one statement makes the block's tickets due now,
 //   and the ticket sweep asks each of them on its own (track-tickets.ts); the row goes;
 // - the ledger failed: the row backs off, as a ticket does.
 // A block's first look (a successful one) also has the tickets in the mempool asked about
 // (docs/adr/0008, wait-for-blocks.ts).
-// Each statement is its own transaction (store/tickets/watched-blocks.ts says why).
+// The tickets' writes and the rows' are separate transactions (store/tickets/watched-blocks.ts
+// says why).
 import { LedgerUnavailableError, type TxStatus } from '../../ledger/port.js';
 import {
   backOffBlocks,
