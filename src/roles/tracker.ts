@@ -1,10 +1,14 @@
 // The tracker role: keeps the funding pool (filled before any ticket is followed), follows
-// every live ticket to its end (usecases/track/track-tickets.ts), and purges Idempotency-Key answers
-// kept longer than idempotencyKeepMs.
+// every live ticket to its end (usecases/track/track-tickets.ts), and every idempotencyPurgeMs
+// purges Idempotency-Key answers kept longer than idempotencyKeepMs and folds the kept counts of
+// database connections that have ended (store/db/kept-counts.ts).
 import type { Parts } from '../compose.js';
 import { addressesOf } from '../keys/operator-keys.js';
 import { fundingAlert } from '../metrics/funding-alert.js';
 import { purgeIdempotencyKeys } from '../store/access/idempotency-store.js';
+import { EVENT_COUNTS } from '../store/callbacks/event-counts.js';
+import { foldEndedConnections, type KeptCounts } from '../store/db/kept-counts.js';
+import { TICKET_COUNTS } from '../store/tickets/ticket-counts.js';
 import { fundingKeeperSettingsOf, startFundingKeeper } from '../usecases/funding/funding-keeper.js';
 import { type RoundListener, startTracker } from '../usecases/track/track-tickets.js';
 
@@ -36,21 +40,33 @@ export async function startTrackerRole(
     fundingKeeperSettingsOf(config),
   );
   const tracker = startTracker(ctx, undefined, onRound);
-  const purger = setInterval(() => void purgeOldIdempotencyKeys(parts), config.idempotencyPurgeMs);
+  const purger = setInterval(() => void keepHouse(parts), config.idempotencyPurgeMs);
   return {
     async stop() {
-      await keeper.stop();
       clearInterval(purger);
-      await tracker.stop();
+      // The tracker's loop stops whatever the keeper's stop does: left running, it would keep
+      // the process alive after the service's stop.
+      try {
+        await keeper.stop();
+      } finally {
+        await tracker.stop();
+      }
     },
   };
 }
 
-async function purgeOldIdempotencyKeys(parts: Parts): Promise<void> {
+async function keepHouse(parts: Parts): Promise<void> {
   try {
     const before = new Date(parts.ctx.now().getTime() - parts.config.idempotencyKeepMs);
     await purgeIdempotencyKeys(parts.db, before);
   } catch (err) {
     parts.logger.error({ err }, 'purging old idempotency keys failed');
+  }
+  for (const kept of [TICKET_COUNTS, EVENT_COUNTS] as KeptCounts<string>[]) {
+    try {
+      await foldEndedConnections(parts.db, kept);
+    } catch (err) {
+      parts.logger.error({ err, table: kept.table }, 'folding the kept counts of ended connections failed');
+    }
   }
 }

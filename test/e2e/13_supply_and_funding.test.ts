@@ -41,6 +41,9 @@ interface Audit {
   outputDifferences: { outpoint: string; field: string; index: string; recomputed: string }[];
   balanceDifferences: unknown[];
   keptBalanceDifferences: { address: string; kept: Amount; summed: Amount }[];
+  keptTotalDifference: { kept: Amount | null; summed: Amount } | null;
+  ticketCountDifferences: { status: string; kept: number; counted: number }[];
+  eventCountDifferences: { state: string; kept: number; counted: number }[];
 }
 
 describe('supply and funding (CLI e2e)', () => {
@@ -203,6 +206,55 @@ describe('supply and funding (CLI e2e)', () => {
     } finally {
       // A change of its own undoes it, whether the service's folder moved the first one or not.
       await db.query("INSERT INTO address_balance_changes (owner, amount) VALUES ('1Ghost', -9)");
+    }
+    assert.equal((await audit()).report.ok, true);
+  });
+
+  it('a kept total unlike the kept balances is reported and audit exits 1', async () => {
+    const db = t.service.parts.db;
+    const before = await audit();
+    assert.equal(before.report.keptTotalDifference, null);
+    await db.query('UPDATE kept_balance_total SET total = total + 5');
+    try {
+      const { run, report } = await audit();
+      assert.equal(run.code, 1);
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.keptBalanceDifferences, []);
+      const d = report.keptTotalDifference;
+      assert.ok(d !== null && d.kept !== null);
+      assert.equal(d.kept.atomic - d.summed.atomic, 5);
+    } finally {
+      await db.query('UPDATE kept_balance_total SET total = total - 5');
+    }
+    assert.equal((await audit()).report.ok, true);
+  });
+  it('a kept ticket or event count unlike the table is reported and audit exits 1', async () => {
+    const db = t.service.parts.db;
+    assert.deepEqual((await audit()).report.ticketCountDifferences, []);
+    assert.deepEqual((await audit()).report.eventCountDifferences, []);
+    // A write around the triggers: the counts moved, no ticket did.
+    await db.query('UPDATE ticket_status_counts SET mined = mined + 2 WHERE backend = 0');
+    try {
+      const { run, report } = await audit();
+      assert.equal(run.code, 1);
+      assert.equal(report.ok, false);
+      assert.deepEqual(
+        report.ticketCountDifferences.map((d) => [d.status, d.kept - d.counted]),
+        [['MINED', 2]],
+      );
+    } finally {
+      await db.query('UPDATE ticket_status_counts SET mined = mined - 2 WHERE backend = 0');
+    }
+    await db.query('UPDATE event_state_counts SET dead = dead + 1 WHERE backend = 0');
+    try {
+      const { run, report } = await audit();
+      assert.equal(run.code, 1);
+      assert.deepEqual(
+        report.eventCountDifferences.map((d) => [d.state, d.kept - d.counted]),
+        [['dead', 1]],
+      );
+    } finally {
+      await db.query('UPDATE event_state_counts SET dead = dead - 1 WHERE backend = 0');
     }
     assert.equal((await audit()).report.ok, true);
   });

@@ -1,9 +1,9 @@
-// Tickets read by id, counted by status and locked by a batch of verdicts, on both adapters.
+// Tickets read by id and locked by a batch of verdicts, on both adapters.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { uuidv7 } from '../../src/crypto/random-id.js';
-import { ticketById, ticketCounts } from '../../src/store/tickets/ticket-queries.js';
+import { ticketById } from '../../src/store/tickets/ticket-queries.js';
 import { lockTicketsByTxid } from '../../src/store/tickets/ticket-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket } from '../support/seed-store.js';
@@ -56,17 +56,6 @@ describeOnEachDb('ticket queries', (fresh) => {
     assert.equal((await ticketById(fresh.db, id.toUpperCase()))?.id, id);
   });
 
-  test('ticketCounts counts each status, zeros included', async () => {
-    const before = await ticketCounts(fresh.db);
-    assert.deepStrictEqual(Object.keys(before).sort(), ['BROADCASTING', 'FAILED', 'MINED', 'SUCCESS']);
-    for (const status of ['MINED', 'MINED', 'SUCCESS'] as const) await seedTicket(fresh.db, { status });
-    const after = await ticketCounts(fresh.db);
-    assert.deepStrictEqual(after, {
-      ...before,
-      MINED: before.MINED + 2,
-      SUCCESS: before.SUCCESS + 1,
-    });
-  });
   test('a batch of verdicts reads the transaction only of a ticket with a callback URL', async () => {
     const rawTx = new Uint8Array([1, 0, 0, 0, 4, 5, 6]);
     const [calledTxid, silentTxid] = [randomTxid(), randomTxid()];

@@ -2,13 +2,18 @@
 // index whatever happened to the process, the database or the ledger.
 import assert from 'node:assert/strict';
 import { Transaction } from '@bsv/sdk';
+import { EVENT_COUNTS } from '../../src/store/callbacks/event-counts.js';
 import type { Db } from '../../src/store/db/db.js';
+import { keptCountDrift } from '../../src/store/db/kept-counts.js';
+import { TICKET_COUNTS } from '../../src/store/tickets/ticket-counts.js';
 import { keptBalanceDrift } from '../../src/store/wallets/address-balances.js';
+import { keptTotalDrift } from '../../src/store/wallets/kept-supply.js';
 
 /**
  * Each output is spent by the one live transaction that spends it, or by none; nothing stays
  * reserved (an output's reserved_by, and a funding output's 'reserved', name a ticket that left
- * BROADCASTING for the network: ADR 0019); every kept balance is its owner's spendable sum.
+ * BROADCASTING for the network: ADR 0019); every kept balance is its owner's spendable sum, and
+ * the kept total is their sum; the kept ticket and event counts are the tables'.
  */
 export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
   const live = await db.query<{ txid: string; raw_tx: Uint8Array }>(
@@ -65,4 +70,15 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
       assert.equal(spentBy.get(outpoint), undefined, `funding output ${outpoint} available yet spent`);
   }
   assert.deepStrictEqual(await keptBalanceDrift(db), [], 'kept balances and the outputs disagree');
+  assert.equal(await keptTotalDrift(db), null, 'the kept total and the kept balances disagree');
+  assert.deepStrictEqual(
+    await keptCountDrift(db, TICKET_COUNTS),
+    [],
+    'the kept ticket counts and the tickets disagree',
+  );
+  assert.deepStrictEqual(
+    await keptCountDrift(db, EVENT_COUNTS),
+    [],
+    'the kept event counts and the events disagree',
+  );
 }

@@ -14,8 +14,9 @@ import {
 } from '../../store/access/api-keys-store.js';
 import { frozenHoldings } from '../../store/controls/freeze-store.js';
 import { availableFundingCount } from '../../store/funding/funding-pool.js';
-import { ticketCounts } from '../../store/tickets/ticket-queries.js';
-import { redeemedAmount, supply } from '../../store/wallets/wallet-queries.js';
+import { ticketCounts } from '../../store/tickets/ticket-counts.js';
+import { keptSupply } from '../../store/wallets/kept-supply.js';
+import { redeemedAmount } from '../../store/wallets/wallet-queries.js';
 import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/manage-api-keys.js';
 import { checkAllowance } from '../../usecases/controls/allowances.js';
 import { mintTokens } from '../../usecases/supply/mint-tokens.js';
@@ -322,7 +323,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
       async () => {
         const [asked, where, available, tickets, redeemed, frozen] = await Promise.all([
           askTip(ctx.ledger),
-          supply(ctx.db, ctx.token),
+          keptSupply(ctx.db, ctx.token),
           availableFundingCount(ctx.db),
           ticketCounts(ctx.db),
           redeemedAmount(ctx.db, ctx.token.burnAddress),

@@ -10,9 +10,10 @@ import { fundingPoolLevel } from '../../store/funding/funding-pool.js';
 import { availableReserve } from '../../store/funding/funding-reserve.js';
 import { deliveryTrend, fundingTrend } from '../../store/operator/console-trends.js';
 import { supplyHistory } from '../../store/operator/supply-history.js';
-import { ticketCounts } from '../../store/tickets/ticket-queries.js';
+import { ticketCounts } from '../../store/tickets/ticket-counts.js';
 import { failedTickets, ticketTimeline } from '../../store/tickets/ticket-timeline.js';
-import { redeemedAmount, supply } from '../../store/wallets/wallet-queries.js';
+import { keptSupply } from '../../store/wallets/kept-supply.js';
+import { redeemedAmount } from '../../store/wallets/wallet-queries.js';
 import { defaultDenominations } from '../../usecases/funding/pool-refill.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
@@ -86,7 +87,7 @@ export function consoleRoutes(deps: ConsoleRouteDeps) {
       },
       async (request) => {
         const [now, history, redeemed] = await Promise.all([
-          supply(ctx.db, ctx.token),
+          keptSupply(ctx.db, ctx.token),
           supplyHistory(ctx.db, ctx.token, ctx.now(), request.query.window ?? WEEK_SECONDS),
           redeemedAmount(ctx.db, ctx.token.burnAddress),
         ]);

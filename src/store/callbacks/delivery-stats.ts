@@ -3,6 +3,7 @@
 
 import type { Queryable } from '../db/db.js';
 import type { EventState } from './callback-deliveries.js';
+import { outboxEventCounts } from './event-counts.js';
 
 export interface FailingReceiver {
   readonly origin: string;
@@ -22,16 +23,6 @@ export interface DeliveryStats {
 }
 
 const OK = 'a.status_code BETWEEN 200 AND 299';
-
-/** How many callback events are in each state (every state present, 0 when none). */
-export async function outboxEventCounts(q: Queryable): Promise<Record<EventState, number>> {
-  const rows = await q.query<{ state: string; n: string }>(
-    'SELECT state, count(*)::text AS n FROM events GROUP BY state',
-  );
-  const counts = { pending: 0, delivered: 0, failed: 0, dead: 0 };
-  for (const row of rows) if (row.state in counts) counts[row.state as EventState] = Number(row.n);
-  return counts;
-}
 
 export async function deliveryStats(q: Queryable, since: Date, maxReceivers = 10): Promise<DeliveryStats> {
   const [totals, events, receivers] = await Promise.all([

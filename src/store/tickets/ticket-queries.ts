@@ -1,7 +1,6 @@
-// Reading tickets: one by id (GET /v2/ticket), the ids of those that submitted some
-// transactions, and how many there are in each status.
+// Reading tickets: one by id (GET /v2/ticket), and the ids of those that submitted some
+// transactions.
 import { isUuid } from '../../crypto/random-id.js';
-import { TICKET_STATUSES, type TicketStatus } from '../../domain/ticket-state.js';
 import type { Queryable } from '../db/db.js';
 import { TICKET_COLUMNS, type TicketRecord, type TicketRow, ticketFromRow } from './ticket-row.js';
 
@@ -42,18 +41,4 @@ export async function ticketIdsBySubmittedTxid(
     [submittedTxids],
   );
   return new Map(rows.map((r) => [r.submitted_txid, r.id]));
-}
-
-/** How many tickets are in each status (every status present, 0 when none). */
-export async function ticketCounts(q: Queryable): Promise<Record<TicketStatus, number>> {
-  const counts = Object.fromEntries(TICKET_STATUSES.map((s) => [s, 0])) as Record<TicketStatus, number>;
-  const rows = await q.query<{ status: string; n: string }>(
-    'SELECT status, count(*) AS n FROM tickets GROUP BY status',
-  );
-  for (const row of rows) {
-    if ((TICKET_STATUSES as readonly string[]).includes(row.status)) {
-      counts[row.status as TicketStatus] = Number(row.n);
-    }
-  }
-  return counts;
 }
