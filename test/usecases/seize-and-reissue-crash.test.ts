@@ -6,12 +6,13 @@
 // clean, and genesis = treasury + circulating + burned + seized at every point in between.
 // test/chaos/kill-during-seizure.test.ts does the same with kill -9 of a real process.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
 import { supplyOf } from '../../src/domain/ledger-audit.js';
 import { blacklistAddress } from '../../src/store/controls/blacklist-store.js';
 import { freezeAddress } from '../../src/store/controls/freeze-store.js';
-import { seizedOutpoints } from '../../src/store/controls/seizure-store.js';
+import { prepareSeizure, seizedOutpoints } from '../../src/store/controls/seizure-store.js';
 import type { Db, Queryable } from '../../src/store/db/db.js';
 import { liveIndexedOutputs } from '../../src/store/operator/audit-reads.js';
 import type { ApiContext } from '../../src/usecases/context.js';
@@ -22,6 +23,7 @@ import {
 } from '../../src/usecases/controls/seize-and-reissue.js';
 import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { eventually } from '../e2e/support.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
 
@@ -44,6 +46,47 @@ function dyingDb(db: Db, at: RegExp): Db {
     ...guard(db),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(guard(tx))),
   });
+}
+
+/**
+ * `db` that, once, after the first statement matching `at` (inside a transaction when `inTx`),
+ * runs `meanwhile` before answering it: another writer committing between two reads.
+ */
+function interruptedDb(db: Db, at: RegExp, meanwhile: (tx: Queryable) => Promise<void>, inTx: boolean): Db {
+  let done = false;
+  const hooked = (q: Queryable): Queryable => ({
+    query: async (sql, params) => {
+      const rows = await q.query(sql, params);
+      if (!done && at.test(sql)) {
+        done = true;
+        await meanwhile(q);
+      }
+      return rows as never;
+    },
+  });
+  return Object.assign(Object.create(db) as Db, {
+    ...(inTx ? { query: db.query.bind(db) } : hooked(db)),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(inTx ? hooked(tx) : tx)),
+  });
+}
+
+/**
+ * A piece of work handed over once and run where this was made: outside the transaction of the
+ * code that hands it over (the store refuses a transaction inside another's callback).
+ */
+function once<T>(): { run(work: () => Promise<T>): Promise<T>; readonly ran: Promise<T> } {
+  let hand!: (work: () => Promise<T>) => void;
+  const handed = new Promise<() => Promise<T>>((resolve) => {
+    hand = resolve;
+  });
+  const ran = handed.then((work) => work());
+  return {
+    run: (work) => {
+      hand(work);
+      return ran;
+    },
+    ran,
+  };
 }
 
 // The devnet's pushes bring MINED; a slow poll keeps the tracker out of the way.
@@ -259,6 +302,95 @@ describeServiceOnEachDb(
       assert.equal(await seizureRow(order.reference), undefined, 'no order kept');
       assert.equal((await seizedOutpoints(ctx.db)).has(order.outpoints[0]!), false);
       assert.equal(await tickets(), before);
+    });
+
+    it('the same order sent again while the first commits between its reads: answered with the first', async () => {
+      const order = await stolen(708n);
+      const before = await tickets();
+      let first: Awaited<ReturnType<typeof seizeAndReissue>> | undefined;
+      // The second order's first read answers, then the first order runs to its end.
+      const late = {
+        ...ctx,
+        db: interruptedDb(
+          ctx.db,
+          /./,
+          async () => {
+            first = await seizeAndReissue(ctx, mintKey, order);
+          },
+          false,
+        ),
+      };
+      const second = await seizeAndReissue(late, mintKey, order);
+      assert.equal(first?.kind === 'done' && first.created, true, 'the first created the seizure');
+      assert.equal(second.kind, 'done', second.kind === 'refused' ? second.why : '');
+      if (first?.kind !== 'done' || second.kind !== 'done') return;
+      assert.equal(second.created, false);
+      assert.equal(second.seizure.reissueTxid, first.seizure.reissueTxid);
+      assert.equal(await tickets(), before + 1, 'one reissue mint');
+      await expectBalanced();
+    });
+
+    it('the same order kept twice at once, the second reading while the first commits: one kept, the other answered with it', async (t) => {
+      if (ctx.db.dialect !== 'postgres') return t.skip('PGlite runs one transaction at a time');
+      const order = await stolen(709n);
+      const [txid, vout] = order.outpoints[0]!.split('_');
+      const outpoints = [{ txid: txid!, vout: Number(vout) }];
+      const kept = (db: Db) =>
+        prepareSeizure(
+          db,
+          {
+            id: randomUUID(),
+            reference: order.reference,
+            reason: 'stolen',
+            reissueTo: order.reissueTo,
+            actor: 'test',
+            at: new Date(),
+          },
+          outpoints,
+          { amount: 709n, reissue: new Uint8Array([1, 2, 3]) },
+        );
+      // After the second's first statement, the first order is kept in full, or waits for the
+      // second where the second holds what it needs. It runs outside the second's transaction.
+      const other = once<{ theirs: ReturnType<typeof kept> }>();
+      const racing = interruptedDb(
+        ctx.db,
+        /./,
+        async (tx) => {
+          const [me] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await other.run(async () => {
+            let settled = false;
+            const theirs = kept(ctx.db).finally(() => {
+              settled = true;
+            });
+            await eventually(async () => {
+              if (settled) return true;
+              const [row] = await ctx.db.query<{ n: number }>(
+                'SELECT count(*)::int AS n FROM pg_stat_activity a WHERE $1::int = ANY(pg_blocking_pids(a.pid))',
+                [me!.pid],
+              );
+              return row!.n > 0 ? true : undefined;
+            }, 'the other order to be kept or to wait');
+            return { theirs };
+          });
+        },
+        true,
+      );
+      const mine = await kept(racing);
+      const theirs = await (await other.ran).theirs;
+      const kinds = [mine.kind, theirs.kind].sort();
+      assert.deepEqual(
+        kinds,
+        ['exists', 'prepared'],
+        JSON.stringify([mine, theirs], (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+      );
+      const prepared = mine.kind === 'prepared' ? mine : theirs;
+      const exists = mine.kind === 'exists' ? mine : theirs;
+      if (prepared.kind !== 'prepared' || exists.kind !== 'exists') return;
+      assert.equal(exists.seizure.id, prepared.seizure.id);
+      // The order stays prepared with a reissue no ledger would take: the recovery pass must
+      // not try it in the tests after this one.
+      await ctx.db.query('DELETE FROM seized_outputs WHERE seizure_id = $1', [prepared.seizure.id]);
+      await ctx.db.query('DELETE FROM seizures WHERE id = $1', [prepared.seizure.id]);
     });
 
     it('the same order twice at once: one mint, both answered with it', async () => {

@@ -146,9 +146,14 @@ function prepareOnce(
   | { kind: 'exists'; seizure: Seizure }
 > {
   return db.transaction(async (tx) => {
+    // The outputs first, then the reference: each statement reads what had committed when it
+    // began, so an order under this reference that commits between the two (the same order sent
+    // twice at once) is seen by the second, and answered as that order rather than refused for
+    // the outputs it has just seized. A lock that waited for that order also reads its outputs
+    // as not yet seized; the reference, read after, answers it.
+    const checked = await seizableOutputs(tx, outpoints, true);
     const standing = await seizureByReference(tx, order.reference);
     if (standing !== null) return { kind: 'exists', seizure: standing };
-    const checked = await seizableOutputs(tx, outpoints, true);
     if (checked.kind === 'refused') return checked;
     const { outputs, amount } = checked;
     if (amount !== prepared.amount)

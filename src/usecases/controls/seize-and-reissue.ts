@@ -82,7 +82,10 @@ export async function seizeAndReissue(
   if (parsed.length === 0 || parsed.some((o) => o === null))
     return { kind: 'refused', why: 'outpoints must be one or more <txid>_<vout>' };
   const outpoints = parsed as { txid: string; vout: number }[];
-  // The reference is the order's identity: sent again, it is answered, or completed.
+  // The reference is the order's identity: sent again, it is answered, or completed. It is read
+  // after the outputs, so that the same order committed between the two reads (sent twice at
+  // once) is answered rather than refused for the outputs it seized.
+  const checked = await seizableOutputs(ctx.db, outpoints);
   const standing = await seizureByReference(ctx.db, req.reference);
   if (standing !== null) return answerStanding(ctx, mintKey, standing, req);
   // A pause stops the reissue's mint: refuse the order whole rather than half-done.
@@ -98,7 +101,6 @@ export async function seizeAndReissue(
       'ADDRESS_BLACKLISTED',
       `${req.reissueTo} is blacklisted: the reissue cannot be minted to it`,
     );
-  const checked = await seizableOutputs(ctx.db, outpoints);
   if (checked.kind === 'refused') return checked;
   const order = {
     id: ctx.newId(),
