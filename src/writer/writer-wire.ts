@@ -3,11 +3,13 @@
 // strings), their verdicts, and ledger updates. The writer trusts only authenticated callers,
 // and still decodes every field strictly: a malformed body is refused whole, never half written.
 import type { TxStatus } from '../ledger/port.js';
-import type {
-  NewTokenOutput,
-  Outpoint,
-  Submission,
-  SubmissionVerdict,
+import {
+  CONFLICT_CODES,
+  type ConflictCode,
+  type NewTokenOutput,
+  type Outpoint,
+  type Submission,
+  type SubmissionVerdict,
 } from '../store/submissions/submission-writes.js';
 import type { LedgerUpdate } from '../usecases/track/apply-ledger-status.js';
 
@@ -142,8 +144,8 @@ export function decodeVerdict(value: unknown): SubmissionVerdict {
       return { kind: 'duplicate', ticketId: text(v.ticketId, 'verdict.ticketId') };
     case 'conflict': {
       const code = text(v.code, 'verdict.code');
-      if (code !== 'INPUT_LOCKED' && code !== 'INPUT_SPENT') throw new WireError('verdict.code: unknown');
-      return { kind: 'conflict', code, detail: text(v.detail, 'verdict.detail') };
+      if (!(CONFLICT_CODES as readonly string[]).includes(code)) throw new WireError('verdict.code: unknown');
+      return { kind: 'conflict', code: code as ConflictCode, detail: text(v.detail, 'verdict.detail') };
     }
     default:
       throw new WireError('verdict.kind: unknown');

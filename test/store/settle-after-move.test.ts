@@ -12,7 +12,7 @@ import { keepWatchingMined } from '../../src/store/tickets/ticket-tracking.js';
 import { settleTicketsIn } from '../../src/store/tickets/watched-blocks.js';
 import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { holdOpen } from '../support/held-transaction.js';
+import { holdOpen, someoneWaitsFor } from '../support/held-transaction.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 
 const BACKSTOP = new Date('2030-01-01T00:00:00Z');
@@ -44,11 +44,7 @@ describeOnEachDb('settling a ticket whose record moves meanwhile', { only: 'post
     const holder = await move.ready;
     const settling = settle(fresh.db);
     await eventually(async () => {
-      const [row] = await fresh.db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM pg_stat_activity a WHERE $1::int = ANY(pg_blocking_pids(a.pid))',
-        [holder],
-      );
-      return row!.n > 0 ? true : undefined;
+      return (await someoneWaitsFor(fresh.db, holder)) ? true : undefined;
     }, 'the settle to wait for the moving ticket');
     move.commit();
     await move.ended;

@@ -4,12 +4,17 @@
 // submitted before (its ticket), a funding lease lost — without failing the batch or leaving
 // anything of the losers behind.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
+import { freezeAddress } from '../../src/store/controls/freeze-store.js';
+import { prepareSeizure } from '../../src/store/controls/seizure-store.js';
 import type { Db } from '../../src/store/db/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding/funding-leases.js';
 import { availableFundingUpTo } from '../../src/store/funding/funding-pool.js';
 import { type Submission, writeSubmissions } from '../../src/store/submissions/submission-writes.js';
+import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen, inside, someoneWaitsFor } from '../support/held-transaction.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { aSubmission } from '../support/submission-fixture.js';
 
@@ -292,5 +297,67 @@ describeOnEachDb('submission batches', (fresh) => {
     assert.equal(await availableFundingUpTo(fresh.db, 40), 40);
     assert.equal(await availableFundingUpTo(fresh.db, 100), 40);
     assert.equal(await availableFundingUpTo(fresh.db, 0), 0);
+  });
+
+  /** Freezes the owner of `outpoint` and keeps a seizure of it, in `db` (a transaction's, or not). */
+  const seize = async (db: Db, outpoint: string) => {
+    await freezeAddress(db, { address: 'sender', reason: 'order', actor: 'test', at: now });
+    const kept = await prepareSeizure(
+      db,
+      {
+        id: randomUUID(),
+        reference: `order ${outpoint}`,
+        reason: 'order',
+        reissueTo: 'R',
+        actor: 'test',
+        at: now,
+      },
+      [{ txid: outpoint.slice(0, 64), vout: Number(outpoint.slice(65)) }],
+      { amount: 10n, reissue: new Uint8Array([1]) },
+    );
+    assert.equal(kept.kind, 'prepared');
+  };
+  const reservedBy = async (outpoint: string) =>
+    (
+      await fresh.db.query<{ reserved_by: string | null }>(
+        'SELECT reserved_by::text AS reserved_by FROM token_outputs WHERE txid = $1 AND vout = $2',
+        [outpoint.slice(0, 64), Number(outpoint.slice(65))],
+      )
+    )[0]!.reserved_by;
+
+  it('an output seized after the transfer was screened is not reserved: OUTPUT_SEIZED, nothing kept', async () => {
+    const [taken, free] = await coins(2);
+    const [f1, f2] = await fundingOutputs(fresh.db, 2);
+    // The submissions were screened (nothing seized) before the seizure committed.
+    await seize(fresh.db, taken!);
+    const batch = [submission([taken!], f1!), submission([free!], f2!)];
+    const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, until));
+    assert.equal(verdicts[0]!.kind, 'conflict');
+    assert.equal(verdicts[0]!.kind === 'conflict' && verdicts[0]!.code, 'OUTPUT_SEIZED');
+    assert.equal(verdicts[1]!.kind, 'created', 'the rest of the batch is written');
+    assert.equal(await reservedBy(taken!), null);
+    assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [batch[0]!.ticketId]), 0);
+  });
+
+  it('a claim that waited for a seizure holding the output leaves it: OUTPUT_SEIZED', async (t) => {
+    if (fresh.db.dialect !== 'postgres') return t.skip('PGlite runs one transaction at a time');
+    const [taken] = await coins(1);
+    const [f1] = await fundingOutputs(fresh.db, 1);
+    const seizure = holdOpen(fresh.db, async (tx) => {
+      await seize(inside(fresh.db, tx), taken!);
+      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      return row!.pid;
+    });
+    const holder = await seizure.ready;
+    const batch = [submission([taken!], f1!)];
+    const writing = fresh.db.transaction((tx) => writeSubmissions(tx, batch, until));
+    await eventually(async () => {
+      return (await someoneWaitsFor(fresh.db, holder)) ? true : undefined;
+    }, 'the claim to wait for the seizure');
+    seizure.commit();
+    await seizure.ended;
+    const [verdict] = await writing;
+    assert.equal(verdict!.kind === 'conflict' && verdict!.code, 'OUTPUT_SEIZED', JSON.stringify(verdict));
+    assert.equal(await reservedBy(taken!), null);
   });
 });

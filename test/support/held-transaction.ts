@@ -47,3 +47,12 @@ export function holdOpen<T>(db: Db, work: (tx: Queryable) => Promise<T>): HeldTr
 export function inside(db: Db, tx: Queryable): Db {
   return { ...db, transaction: <R>(fn: (q: Queryable) => Promise<R>) => fn(tx) };
 }
+
+/** Whether another backend waits for a lock that PostgreSQL backend `holder` holds. */
+export async function someoneWaitsFor(db: Queryable, holder: number): Promise<boolean> {
+  const [row] = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM pg_stat_activity a WHERE $1::int = ANY(pg_blocking_pids(a.pid))',
+    [holder],
+  );
+  return row!.n > 0;
+}

@@ -13,7 +13,8 @@ import { keptTotalDrift } from '../../src/store/wallets/kept-supply.js';
  * Each output is spent by the one live transaction that spends it, or by none; nothing stays
  * reserved (an output's reserved_by, and a funding output's 'reserved', name a ticket that left
  * BROADCASTING for the network: ADR 0019); every kept balance is its owner's spendable sum, and
- * the kept total is their sum; the kept ticket and event counts are the tables'.
+ * the kept total is their sum; the kept ticket and event counts are the tables'; an output is
+ * marked seized exactly when a seizure took it, and no seized output is spent.
  */
 export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
   const live = await db.query<{ txid: string; raw_tx: Uint8Array }>(
@@ -68,6 +69,20 @@ export async function expectNoOutputBothSpentAndUnspent(db: Db): Promise<void> {
       );
     if (f.state === 'available')
       assert.equal(spentBy.get(outpoint), undefined, `funding output ${outpoint} available yet spent`);
+  }
+  const seized = await db.query<{
+    outpoint: string;
+    marked: boolean;
+    taken: boolean;
+    spent_by: string | null;
+  }>(
+    `SELECT o.txid || '_' || o.vout AS outpoint, o.seized AS marked, s.txid IS NOT NULL AS taken, o.spent_by
+       FROM token_outputs o FULL JOIN seized_outputs s ON s.txid = o.txid AND s.vout = o.vout
+      WHERE o.seized OR s.txid IS NOT NULL`,
+  );
+  for (const o of seized) {
+    assert.equal(o.marked, o.taken, `${o.outpoint}: the seized mark and seized_outputs disagree`);
+    assert.equal(o.spent_by, null, `${o.outpoint} was seized and spent`);
   }
   assert.deepStrictEqual(await keptBalanceDrift(db), [], 'kept balances and the outputs disagree');
   assert.equal(await keptTotalDrift(db), null, 'the kept total and the kept balances disagree');

@@ -24,6 +24,7 @@ import {
 import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { eventually } from '../e2e/support.js';
+import { someoneWaitsFor } from '../support/held-transaction.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
 
@@ -364,11 +365,7 @@ describeServiceOnEachDb(
             });
             await eventually(async () => {
               if (settled) return true;
-              const [row] = await ctx.db.query<{ n: number }>(
-                'SELECT count(*)::int AS n FROM pg_stat_activity a WHERE $1::int = ANY(pg_blocking_pids(a.pid))',
-                [me!.pid],
-              );
-              return row!.n > 0 ? true : undefined;
+              return (await someoneWaitsFor(ctx.db, me!.pid)) ? true : undefined;
             }, 'the other order to be kept or to wait');
             return { theirs };
           });

@@ -82,6 +82,7 @@ describe("the writer's wire", () => {
       { kind: 'created' },
       { kind: 'duplicate', ticketId: 't' },
       { kind: 'conflict', code: 'INPUT_SPENT', detail: 'outpoint x_0 already spent' },
+      { kind: 'conflict', code: 'OUTPUT_SEIZED', detail: 'x_1 was seized' },
       { kind: 'funding-lost' },
     ];
     assert.deepEqual(roundTrip(verdicts.map((v) => decodeVerdict(roundTrip(v)))), verdicts);

@@ -9,6 +9,10 @@
 // output rows, then the funding rows, as the three separate statements did before; a deadlock
 // with another writer is retried by the committer.
 //
+// A seized output is never reserved (migration 043): the submission's look-ups may have read it
+// before a seizure committed, and the seizure marks the row itself, so a claim that waited for
+// the seizure's lock re-checks the row's new version and leaves it.
+//
 // The two updates find their rows by primary key. Their free-row tests are written so that
 // they do not match the partial indexes of free rows (token_outputs_spendable_by_owner,
 // funding_outputs_available): with statistics older than a burst of new outputs, PostgreSQL
@@ -52,7 +56,7 @@ export async function claimSubmissions(tx: Queryable, batch: readonly Submission
        UPDATE token_outputs o SET reserved_by = w.ticket, spent_by = w.spender
          FROM wanted w, locked l
         WHERE o.txid = w.txid AND o.vout = w.vout AND l.txid = w.txid AND l.vout = w.vout
-          AND num_nulls(o.spent_by, o.reserved_by) = 2 AND o.op <> 'burn'
+          AND num_nulls(o.spent_by, o.reserved_by) = 2 AND o.op <> 'burn' AND NOT o.seized
        RETURNING w.ticket
      ), funded AS (
        UPDATE funding_outputs f SET state = 'reserved', reserved_by = u.ticket, lease_owner = NULL, lease_until = NULL

@@ -18,13 +18,17 @@ import { claimSubmissions } from './submission-claims.js';
 export type { NewTokenOutput } from '../feed/feed-records.js';
 export type { Outpoint, Submission } from './submission.js';
 
+/** Why a submission lost an input to another transaction: held, spent, or seized meanwhile. */
+export const CONFLICT_CODES = ['INPUT_LOCKED', 'INPUT_SPENT', 'OUTPUT_SEIZED'] as const;
+export type ConflictCode = (typeof CONFLICT_CODES)[number];
+
 /** What became of one submission of a batch. */
 export type SubmissionVerdict =
   | { readonly kind: 'created' }
   /** The same transaction was submitted before: its ticket. */
   | { readonly kind: 'duplicate'; readonly ticketId: string }
   /** An input was taken by another transaction meanwhile. */
-  | { readonly kind: 'conflict'; readonly code: 'INPUT_LOCKED' | 'INPUT_SPENT'; readonly detail: string }
+  | { readonly kind: 'conflict'; readonly code: ConflictCode; readonly detail: string }
   /** Its funding output's lease was lost (expired and leased elsewhere): cosign again with another. */
   | { readonly kind: 'funding-lost' };
 
@@ -129,8 +133,9 @@ const ticketOf = (s: Submission) => ({
 });
 
 /**
- * Why each loser lost: an input a ticket still BROADCASTING holds (locked), or one spent or gone
- * (spent: its ticket left BROADCASTING for the network, or no ticket of this service spends it).
+ * Why each loser lost: an input a ticket still BROADCASTING holds (locked), one spent or gone
+ * (spent: its ticket left BROADCASTING for the network, or no ticket of this service spends it),
+ * or one a seizure took after the submission was screened.
  */
 async function inputConflicts(
   tx: Queryable,
@@ -144,13 +149,17 @@ async function inputConflicts(
     vout: number;
     spent_by: string | null;
     reserved_by: string | null;
+    seized: boolean;
   }>(
-    `SELECT o.txid, o.vout, o.spent_by, ${liveReservation('o')} AS reserved_by
+    `SELECT o.txid, o.vout, o.spent_by, ${liveReservation('o')} AS reserved_by, o.seized
        FROM unnest($1::text[], $2::int[]) AS u(txid, vout) JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout`,
     [outpoints.map((o) => o.txid), outpoints.map((o) => o.vout)],
   );
   const state = new Map(
-    rows.map((r) => [key(r), r.reserved_by !== null ? 'reserved' : r.spent_by !== null ? 'spent' : 'free']),
+    rows.map((r) => [
+      key(r),
+      r.reserved_by !== null ? 'reserved' : r.spent_by !== null ? 'spent' : r.seized ? 'seized' : 'free',
+    ]),
   );
   for (const s of lost) {
     let verdict: SubmissionVerdict = {
@@ -166,6 +175,14 @@ async function inputConflicts(
           kind: 'conflict',
           code: 'INPUT_LOCKED',
           detail: `outpoint ${outpoint} was locked in a previous transaction attempt`,
+        };
+        break;
+      }
+      if (now === 'seized') {
+        verdict = {
+          kind: 'conflict',
+          code: 'OUTPUT_SEIZED',
+          detail: `${outpoint} was seized: the service never cosigns it again`,
         };
         break;
       }
