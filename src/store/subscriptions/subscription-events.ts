@@ -252,6 +252,11 @@ async function failing(
   const reason = gone
     ? `the receiver answered 410 Gone at ${at.toISOString()}`
     : `deliveries failed since {since} (${disableAfterMs} ms or more); the last at ${at.toISOString()}: ${last.attempt.error ?? 'no answer'}`;
+  // The row is held first, so that the next statement reads `enabled` as it stands: read in the
+  // same statement as the update, it would be the value from before any wait for another writer
+  // (a second deliverer disabling it too, its owner enabling it again), and one disable would be
+  // reported twice, or a disable reported as none with its pending events left unskipped.
+  await tx.query('SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE', [id]);
   const rows = await tx.query<{ disabled: boolean; was: boolean }>(
     `WITH before AS (SELECT enabled AS was FROM subscriptions WHERE id = $1),
      upd AS (

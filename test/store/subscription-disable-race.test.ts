@@ -1,0 +1,134 @@
+// A delivery's failure disables its subscription once, judged by the subscription as it stands
+// when the deliverer holds it. Another writer can hold the subscription while the deliverer
+// records a 410 Gone: a second deliverer disabling it too, or its owner enabling it again. Read
+// in the same statement as the update, `enabled` was the value from before the wait: the first
+// case reported the disable twice (counted and logged twice), the second reported none, and the
+// subscription's pending events were left for a later enable to send late. On PostgreSQL only:
+// PGlite runs one transaction at a time, so nothing waits.
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { it } from 'node:test';
+import {
+  insertSubscriptionEvents,
+  leaseSubscriptionEvents,
+  recordSubscriptionAttempts,
+} from '../../src/store/subscriptions/subscription-events.js';
+import { insertSubscription, subscriptionById } from '../../src/store/subscriptions/subscriptions-store.js';
+import { eventually } from '../e2e/support.js';
+import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen, someoneWaitsFor } from '../support/held-transaction.js';
+
+const NOW = new Date('2026-11-28T10:00:00Z');
+const OWNER = 'deliverer one';
+
+describeOnEachDb('disabling a subscription another writer holds', { only: 'postgres' }, (fresh) => {
+  let score = 0n;
+
+  /** An enabled subscription with `events` pending events, the first leased to OWNER. */
+  async function subscriptionWithEvents(events: number): Promise<{ id: string; leased: string }> {
+    const id = randomUUID();
+    await fresh.db.transaction((tx) =>
+      insertSubscription(tx, {
+        id,
+        apiKeyId: 'key',
+        url: 'https://wallet.example/hook',
+        events: ['tokens.received.unconfirmed'],
+        description: '',
+        secretEnc: new Uint8Array(randomBytes(16)),
+        now: NOW,
+      }),
+    );
+    await insertSubscriptionEvents(
+      fresh.db,
+      Array.from({ length: events }, () => ({
+        webhookId: `msg_${randomUUID()}`,
+        subscriptionId: id,
+        type: 'tokens.received.unconfirmed',
+        txid: null,
+        address: null,
+        status: null,
+        score: ++score,
+        payload: {},
+        state: 'pending' as const,
+      })),
+      NOW,
+    );
+    const [leased] = await leaseSubscriptionEvents(fresh.db, {
+      owner: OWNER,
+      now: NOW,
+      leaseMs: 60_000,
+      limit: 1,
+    });
+    assert.equal(leased?.subscriptionId, id);
+    return { id, leased: leased!.id };
+  }
+
+  /** Records a 410 Gone for `leased` while `change` holds the subscription, committed once the record waits. */
+  async function goneWhile(sub: { id: string; leased: string }, change: string): Promise<readonly string[]> {
+    const held = holdOpen(fresh.db, async (tx) => {
+      await tx.query(change, [sub.id, NOW]);
+      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      return row!.pid;
+    });
+    const holder = await held.ready;
+    const recording = fresh.db.transaction((tx) =>
+      recordSubscriptionAttempts(
+        tx,
+        OWNER,
+        [
+          {
+            eventId: sub.leased,
+            subscriptionId: sub.id,
+            attempt: { at: NOW, statusCode: 410, latencyMs: 3, error: 'gone' },
+            outcome: { kind: 'gone' },
+          },
+        ],
+        86_400_000,
+      ),
+    );
+    await eventually(
+      async () => ((await someoneWaitsFor(fresh.db, holder)) ? true : undefined),
+      'the record to wait for the subscription',
+    );
+    held.commit();
+    await held.ended;
+    return (await recording).disabled;
+  }
+
+  const pending = async (id: string) =>
+    Number(
+      (
+        await fresh.db.query<{ n: string }>(
+          "SELECT count(*) AS n FROM subscription_events WHERE subscription_id = $1 AND state = 'pending'",
+          [id],
+        )
+      )[0]!.n,
+    );
+
+  it('a subscription another deliverer disabled meanwhile is not reported disabled again', async () => {
+    const sub = await subscriptionWithEvents(2);
+    const disabled = await goneWhile(
+      sub,
+      "UPDATE subscriptions SET enabled = false, disabled_at = $2, disabled_reason = 'the other deliverer' WHERE id = $1",
+    );
+    assert.deepEqual(disabled, [], 'disabled by the other deliverer, not by this record');
+    assert.equal((await subscriptionById(fresh.db, sub.id))?.disabledReason, 'the other deliverer');
+  });
+
+  it('a subscription its owner enabled meanwhile is disabled by the 410, its pending events skipped', async () => {
+    const sub = await subscriptionWithEvents(3);
+    await fresh.db.query(
+      "UPDATE subscriptions SET enabled = false, disabled_at = $2, disabled_reason = 'earlier' WHERE id = $1",
+      [sub.id, NOW],
+    );
+    const disabled = await goneWhile(
+      sub,
+      'UPDATE subscriptions SET enabled = true, disabled_at = NULL, disabled_reason = NULL WHERE id = $1 AND $2::timestamptz IS NOT NULL',
+    );
+    assert.deepEqual(disabled, [sub.id]);
+    const after = await subscriptionById(fresh.db, sub.id);
+    assert.equal(after?.enabled, false);
+    assert.match(after?.disabledReason ?? '', /410 Gone/);
+    assert.equal(await pending(sub.id), 0, 'its pending events skipped');
+  });
+});
