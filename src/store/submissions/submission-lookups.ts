@@ -2,7 +2,8 @@
 // already made for their submitted txids (a resubmission answers the same ticket), the token
 // outputs they spend, which of those outputs' owners are frozen, and the issuer's controls
 // (issue 32): whether transfers are paused, which senders or receivers are blacklisted, which
-// outpoints are seized, and (with a daily limit set) what each sender has sent since the day
+// outpoints are seized (the mark on the output's row that the claim reads too, migration 043),
+// and (with a daily limit set) what each sender has sent since the day
 // began. One round trip (and, on PGlite, one statement on the main thread) for the whole batch:
 // a control changed in the database applies to the next batch on every instance, at no cost of
 // a round trip of its own.
@@ -63,7 +64,7 @@ export async function submissionLookups(
   const rows = await q.query<LookupRow>(
     `WITH o AS MATERIALIZED (
        SELECT o.txid, o.vout, o.owner, o.amount, o.op, o.script, o.satoshis, o.spent_by,
-              ${liveReservation('o')} AS reserved_by
+              ${liveReservation('o')} AS reserved_by, o.seized
          FROM unnest($2::text[], $3::int[]) AS wanted(txid, vout)
          JOIN token_outputs o ON o.txid = wanted.txid AND o.vout = wanted.vout
      )
@@ -84,8 +85,7 @@ export async function submissionLookups(
        FROM address_blacklist
       WHERE address IN (SELECT owner FROM o) OR address = ANY($4::text[])
      UNION ALL
-     SELECT 'seized', s.txid, s.vout, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-       FROM seized_outputs s JOIN o ON o.txid = s.txid AND o.vout = s.vout
+     SELECT 'seized', txid, vout, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM o WHERE seized
      UNION ALL
      SELECT 'sent', NULL, NULL, ta.address, sum(x.amount), NULL, NULL, NULL, NULL, NULL, NULL
        FROM transaction_addresses ta
