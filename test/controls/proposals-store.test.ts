@@ -21,14 +21,16 @@ import { controlEvents } from '../../src/store/controls/control-events.js';
 import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import type { ApiContext } from '../../src/usecases/context.js';
-import { checkAllowance } from '../../src/usecases/controls/allowances.js';
+import { checkAllowance, setMintAllowance } from '../../src/usecases/controls/allowances.js';
 import { gate, type ProposalDeps, proposalNow, vote } from '../../src/usecases/controls/proposals.js';
 import {
   executeProposal,
   finishStrandedProposals,
   STRANDED_AFTER_MS,
 } from '../../src/usecases/controls/proposals-execute.js';
+import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { holdOpen, inside, someoneWaitsFor } from '../support/held-transaction.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
 const T0 = new Date('2026-11-27T10:00:00Z');
@@ -244,6 +246,40 @@ describeOnEachDb('proposals and allowances', (fresh) => {
       remaining: null,
     });
     await assert.rejects(fresh.db.query("UPDATE control_events SET actor = 'me'"), /append-only/);
+  });
+
+  it('a lowering set while a mint spends is judged against what is left: a raise is not set', async (t) => {
+    await fresh.db.transaction((tx) =>
+      setAllowance(tx, { keyId: 'minter-4', remaining: 1000n, reason: 'set', actor: 'k1', at: T0 }),
+    );
+    const lower = (to: bigint) =>
+      setMintAllowance(deps(), {
+        keyId: 'minter-4',
+        remaining: to,
+        reason: 'lower',
+        actor: 'k1',
+        unlessRaise: true,
+      });
+    assert.deepEqual(await lower(950n), { before: 1000n, after: 950n }, 'a lowering is set');
+    assert.equal(await lower(990n), null, 'a raise is not set: nothing written');
+    assert.equal((await allowanceOf(fresh.db, 'minter-4'))?.remaining, 950n);
+    if (fresh.db.dialect !== 'postgres') return t.skip('the wait: PGlite runs one transaction at a time');
+    // A mint holds the allowance, spending 800, while 900 is asked as a lowering of 950.
+    const mint = holdOpen(fresh.db, async (tx) => {
+      await spendAllowance(inside(fresh.db, tx), { txid: 'dd', keyId: 'minter-4', amount: 800n, at: T0 });
+      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      return row!.pid;
+    });
+    const holder = await mint.ready;
+    const setting = lower(900n);
+    await eventually(
+      async () => ((await someoneWaitsFor(fresh.db, holder)) ? true : undefined),
+      'the setting to wait for the mint',
+    );
+    mint.commit();
+    await mint.ended;
+    assert.equal(await setting, null, '900 after the spend left 150 is a raise');
+    assert.equal((await allowanceOf(fresh.db, 'minter-4'))?.remaining, 150n);
   });
 
   it('two approvals and two executors racing on two pools decide and execute once', {

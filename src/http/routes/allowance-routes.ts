@@ -4,7 +4,6 @@
 // `tokenproxy allowance` and the console's Proposals panel use these.
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
-import { raisesAllowance } from '../../domain/approval-policy.js';
 import { listApiKeys } from '../../store/access/api-keys-store.js';
 import { allowanceOf, listAllowances } from '../../store/controls/allowance-store.js';
 import { setMintAllowance } from '../../usecases/controls/allowances.js';
@@ -92,18 +91,22 @@ export function allowanceRoutes(deps: RouteDeps) {
         if (next !== null && next > BigInt(Number.MAX_SAFE_INTEGER))
           throw new AppError('INVALID_PARAMETER', 'an allowance is at most 2^53-1 atomic units');
         const { reason } = request.body;
-        const current = (await allowanceOf(ctx.db, keyId))?.remaining ?? null;
         const show = (v: bigint | null) => (v === null ? 'no cap' : formatTokens(v));
-        if (raisesAllowance(current, next)) {
+        const actor = actorOf(request.principal);
+        const set = { keyId, remaining: next, reason, actor };
+        // A lowering is set at once, judged again under the allowance's lock: a mint spending
+        // meanwhile can make the same value a raise, which the policy may hold back.
+        let done = await setMintAllowance(ctx, { ...set, unlessRaise: true });
+        if (done === null) {
+          const current = (await allowanceOf(ctx.db, keyId))?.remaining ?? null;
           const held = await heldBack(deps, request, {
             action: 'raise-allowance',
             body: { keyId, amount: next?.toString() ?? null, reason },
             summary: `raise the mint allowance of ${keyId}: ${show(current)} -> ${show(next)}`,
           });
           if (held !== null) return reply.code(202).send(held);
+          done = (await setMintAllowance(ctx, set))!;
         }
-        const actor = actorOf(request.principal);
-        const done = await setMintAllowance(ctx, { keyId, remaining: next, reason, actor });
         request.log.warn({ keyId, actor, after: done.after?.toString() ?? null }, 'mint allowance set');
         return { keyId, before: done.before?.toString() ?? null, after: done.after?.toString() ?? null };
       },

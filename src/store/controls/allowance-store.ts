@@ -45,6 +45,15 @@ export async function listAllowances(q: Queryable): Promise<Allowance[]> {
 }
 
 /**
+ * Holds the setting of one key's allowance until `tx` ends: with no row yet there is nothing to
+ * lock, and two settings at once would each judge against the other's absence. Two integers
+ * name the lock, a space apart from the service's one-number advisory locks.
+ */
+export async function holdAllowanceSetting(tx: Queryable, keyId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('mint_allowances'), hashtext($1))", [keyId]);
+}
+
+/**
  * Sets a key's allowance (null: removes the cap), recorded in control_events with who, why and
  * the change. Runs in the caller's transaction (an approved proposal's finish).
  */
@@ -58,6 +67,7 @@ export async function setAllowance(
     readonly at: Date;
   },
 ): Promise<{ readonly before: bigint | null; readonly after: bigint | null }> {
+  await holdAllowanceSetting(tx, s.keyId);
   const before = (await allowanceOf(tx, s.keyId, true))?.remaining ?? null;
   if (s.remaining === null) await tx.query('DELETE FROM mint_allowances WHERE key_id = $1', [s.keyId]);
   else

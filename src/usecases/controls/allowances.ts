@@ -4,9 +4,11 @@
 // is refused (MINT_ALLOWANCE_EXCEEDED, 403). Raising an allowance (or removing the cap) is an
 // action the approval policy can hold back (`raise-allowance`); lowering one never is.
 import { txidOf } from '../../crypto/txid.js';
+import { raisesAllowance } from '../../domain/approval-policy.js';
 import { DomainError } from '../../domain/domain-error.js';
 import {
   allowanceOf,
+  holdAllowanceSetting,
   refundAllowance,
   setAllowance,
   spendAllowance,
@@ -34,10 +36,21 @@ export async function setMintAllowance(
     readonly remaining: bigint | null;
     readonly reason: string;
     readonly actor: string;
+    /**
+     * Set only if it raises nothing, judged against the allowance as it stands under the lock:
+     * the caller let it through ungated as a lowering, and a mint spending meanwhile could have
+     * made the same value a raise. Answers null, writing nothing, when it would raise.
+     */
+    readonly unlessRaise?: boolean;
   },
-): Promise<{ readonly before: bigint | null; readonly after: bigint | null }> {
-  const done = await ctx.db.transaction((tx) => setAllowance(tx, { ...s, at: ctx.now() }));
-  ctx.controls?.counted?.change('allowance-set');
+): Promise<{ readonly before: bigint | null; readonly after: bigint | null } | null> {
+  const done = await ctx.db.transaction(async (tx) => {
+    await holdAllowanceSetting(tx, s.keyId);
+    const current = (await allowanceOf(tx, s.keyId, true))?.remaining ?? null;
+    if (s.unlessRaise === true && raisesAllowance(current, s.remaining)) return null;
+    return setAllowance(tx, { ...s, at: ctx.now() });
+  });
+  if (done !== null) ctx.controls?.counted?.change('allowance-set');
   return done;
 }
 
