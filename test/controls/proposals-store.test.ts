@@ -12,6 +12,7 @@ import { parsePolicy } from '../../src/domain/approval-policy.js';
 import { DomainError } from '../../src/domain/domain-error.js';
 import {
   allowanceOf,
+  markSpendCommitted,
   refundAllowance,
   setAllowance,
   spendAllowance,
@@ -28,9 +29,8 @@ import {
   finishStrandedProposals,
   STRANDED_AFTER_MS,
 } from '../../src/usecases/controls/proposals-execute.js';
-import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { holdOpen, inside, someoneWaitsFor } from '../support/held-transaction.js';
+import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
 const T0 = new Date('2026-11-27T10:00:00Z');
@@ -267,19 +267,61 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     // A mint holds the allowance, spending 800, while 900 is asked as a lowering of 950.
     const mint = holdOpen(fresh.db, async (tx) => {
       await spendAllowance(inside(fresh.db, tx), { txid: 'dd', keyId: 'minter-4', amount: 800n, at: T0 });
-      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      return row!.pid;
+      return backendPid(tx);
     });
-    const holder = await mint.ready;
-    const setting = lower(900n);
-    await eventually(
-      async () => ((await someoneWaitsFor(fresh.db, holder)) ? true : undefined),
-      'the setting to wait for the mint',
-    );
-    mint.commit();
-    await mint.ended;
+    const setting = runWhileHeld(fresh.db, mint, () => lower(900n), 'the setting to wait for the mint');
     assert.equal(await setting, null, '900 after the spend left 150 is a raise');
     assert.equal((await allowanceOf(fresh.db, 'minter-4'))?.remaining, 150n);
+  });
+
+  it("a refund never takes back a committed mint's spend, nor one a later setting replaced", async (t) => {
+    const at = new Date(T0.getTime() + 1000);
+    await fresh.db.transaction((tx) =>
+      setAllowance(tx, { keyId: 'minter-5', remaining: 100n, reason: 'set', actor: 'k1', at: T0 }),
+    );
+    const left = async () => (await allowanceOf(fresh.db, 'minter-5'))?.remaining;
+    const spend = (txid: string, amount: bigint) =>
+      spendAllowance(fresh.db, { txid, keyId: 'minter-5', amount, at });
+    const mark = (txid: string, amount: bigint) =>
+      markSpendCommitted(fresh.db, { txid, keyId: 'minter-5', amount, at });
+    // Committed, then refunded by an attempt that failed: nothing given back.
+    await spend('m1', 10n);
+    assert.equal(await mark('m1', 10n), false);
+    assert.equal(await refundAllowance(fresh.db, 'm1'), false);
+    assert.equal(await left(), 90n);
+    // Refunded, then committed by the other attempt: charged again.
+    await spend('m2', 20n);
+    assert.equal(await refundAllowance(fresh.db, 'm2'), true);
+    assert.equal(await left(), 90n);
+    assert.equal(await mark('m2', 20n), true, 'charged again');
+    assert.equal(await left(), 70n);
+    // Set after the spend: the refund leaves the setting as it is.
+    await spend('m3', 30n);
+    await fresh.db.transaction((tx) =>
+      setAllowance(tx, {
+        keyId: 'minter-5',
+        remaining: 0n,
+        reason: 'stop',
+        actor: 'k1',
+        at: new Date(at.getTime() + 1),
+      }),
+    );
+    assert.equal(await refundAllowance(fresh.db, 'm3'), true);
+    assert.equal(await left(), 0n, 'the stop holds');
+    if (fresh.db.dialect !== 'postgres') return t.skip('the wait: PGlite runs one transaction at a time');
+    // A refund holds the spend while the other attempt's mint commits and marks it.
+    await fresh.db.transaction((tx) =>
+      setAllowance(tx, { keyId: 'minter-5', remaining: 100n, reason: 'set', actor: 'k1', at: T0 }),
+    );
+    await spend('m4', 40n);
+    const refund = holdOpen(fresh.db, async (tx) => {
+      await tx.query('DELETE FROM mint_allowance_spends WHERE txid = $1 AND NOT committed', ['m4']);
+      await tx.query("UPDATE mint_allowances SET remaining = remaining + 40 WHERE key_id = 'minter-5'");
+      return backendPid(tx);
+    });
+    const marking = runWhileHeld(fresh.db, refund, () => mark('m4', 40n), 'the mark to wait for the refund');
+    assert.equal(await marking, true, 'the spend the refund gave back is charged again');
+    assert.equal(await left(), 60n);
   });
 
   it('two approvals and two executors racing on two pools decide and execute once', {

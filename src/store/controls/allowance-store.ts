@@ -114,34 +114,82 @@ export async function spendAllowance(
     if (inserted.length === 0) return { kind: 'spent-before' };
     if (allowance === null) return { kind: 'spent', remaining: null };
     const remaining = allowance.remaining - s.amount;
-    await tx.query('UPDATE mint_allowances SET remaining = $2 WHERE key_id = $1', [
-      s.keyId,
-      remaining.toString(),
-    ]);
-    await recordProposalEvent(tx, {
-      action: 'allowance-spend',
-      subject: s.keyId,
-      reason: `mint ${s.txid}`,
-      actor: s.keyId,
-      at: s.at,
-      detail: { txid: s.txid, amount: s.amount.toString(), remaining: remaining.toString() },
-    });
+    await charge(tx, s, remaining, `mint ${s.txid}`);
     return { kind: 'spent', remaining };
   });
 }
 
-/** Gives back what the mint `txid` spent (it was never committed); false when it spent nothing. */
+/**
+ * Gives back what the mint `txid` spent, unless an attempt marked its mint committed
+ * (markSpendCommitted); false when nothing was given back. An allowance set after the spend is
+ * left as it was set: the setting decided what the key may mint from then on.
+ */
 export async function refundAllowance(db: Db, txid: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [gone] = await tx.query<{ key_id: string; amount: string }>(
-      'DELETE FROM mint_allowance_spends WHERE txid = $1 RETURNING key_id, amount::text AS amount',
+    const [gone] = await tx.query<{ key_id: string; amount: string; at: Date }>(
+      'DELETE FROM mint_allowance_spends WHERE txid = $1 AND NOT committed RETURNING key_id, amount::text AS amount, at',
       [txid],
     );
     if (gone === undefined) return false;
-    await tx.query('UPDATE mint_allowances SET remaining = remaining + $2::numeric WHERE key_id = $1', [
-      gone.key_id,
-      gone.amount,
-    ]);
+    await tx.query(
+      'UPDATE mint_allowances SET remaining = remaining + $2::numeric WHERE key_id = $1 AND set_at <= $3',
+      [gone.key_id, gone.amount, gone.at],
+    );
     return true;
+  });
+}
+
+/**
+ * Marks the spend of the mint `txid` committed: no refund takes it back from now on. Where an
+ * attempt that failed gave it back meanwhile (the mark waits for that refund's row lock, then
+ * finds no row), it is charged again, to zero at most: the mint stands. Answers whether it was
+ * charged again.
+ */
+export async function markSpendCommitted(
+  db: Db,
+  s: { readonly txid: string; readonly keyId: string; readonly amount: bigint; readonly at: Date },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const marked = await tx.query(
+      'UPDATE mint_allowance_spends SET committed = true WHERE txid = $1 RETURNING 1',
+      [s.txid],
+    );
+    if (marked.length > 0) return false;
+    const allowance = await allowanceOf(tx, s.keyId, true);
+    await tx.query(
+      `INSERT INTO mint_allowance_spends (txid, key_id, amount, at, committed) VALUES ($1, $2, $3, $4, true)
+       ON CONFLICT (txid) DO UPDATE SET committed = true`,
+      [s.txid, s.keyId, s.amount.toString(), s.at],
+    );
+    if (allowance === null) return true;
+    const remaining = allowance.remaining > s.amount ? allowance.remaining - s.amount : 0n;
+    await charge(
+      tx,
+      s,
+      remaining,
+      `mint ${s.txid}, charged again: an attempt that failed gave it back after it committed`,
+    );
+    return true;
+  });
+}
+
+/** Leaves the key's allowance at `remaining`, recorded as the spend of the mint `s.txid`. */
+async function charge(
+  tx: Queryable,
+  s: { readonly txid: string; readonly keyId: string; readonly amount: bigint; readonly at: Date },
+  remaining: bigint,
+  reason: string,
+): Promise<void> {
+  await tx.query('UPDATE mint_allowances SET remaining = $2 WHERE key_id = $1', [
+    s.keyId,
+    remaining.toString(),
+  ]);
+  await recordProposalEvent(tx, {
+    action: 'allowance-spend',
+    subject: s.keyId,
+    reason,
+    actor: s.keyId,
+    at: s.at,
+    detail: { txid: s.txid, amount: s.amount.toString(), remaining: remaining.toString() },
   });
 }

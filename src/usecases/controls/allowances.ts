@@ -9,6 +9,7 @@ import { DomainError } from '../../domain/domain-error.js';
 import {
   allowanceOf,
   holdAllowanceSetting,
+  markSpendCommitted,
   refundAllowance,
   setAllowance,
   spendAllowance,
@@ -64,6 +65,8 @@ export async function checkAllowance(ctx: AllowanceDeps, keyId: string, amount: 
 export interface AllowanceSpending extends PreparedTransaction {
   /** Gives back what this attempt spent: its mint was refused before it moved any token. */
   refund(): Promise<void>;
+  /** The mint committed: what it spent is never given back (charged again if it was meanwhile). */
+  committed(): Promise<void>;
 }
 
 /**
@@ -79,10 +82,12 @@ export function allowanceSpending(
   inner: PreparedTransaction | undefined,
 ): AllowanceSpending {
   let spentTxid: string | null = null;
+  let chargedTxid: string | null = null;
   const spend = async (raw: Uint8Array): Promise<Uint8Array> => {
     const txid = txidOf(raw);
     const spent = await spendAllowance(ctx.db, { txid, keyId, amount, at: ctx.now() });
     if (spent.kind === 'exceeded') throw exceeded(keyId, amount, spent.remaining);
+    chargedTxid = txid;
     if (spent.kind === 'spent') {
       spentTxid = txid;
       if (spent.remaining !== null) ctx.controls?.counted?.change('allowance-spend');
@@ -100,6 +105,11 @@ export function allowanceSpending(
     async refund() {
       if (spentTxid !== null) await refundAllowance(ctx.db, spentTxid);
       spentTxid = null;
+    },
+    async committed() {
+      if (chargedTxid === null) return;
+      const again = await markSpendCommitted(ctx.db, { txid: chargedTxid, keyId, amount, at: ctx.now() });
+      if (again) ctx.controls?.counted?.change('allowance-spend');
     },
   };
 }

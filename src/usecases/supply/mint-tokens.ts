@@ -43,12 +43,22 @@ export async function mintTokens(
   if (req.minter === undefined) return sendFromHeldAddress(ctx, held, prepared);
   await checkAllowance(ctx, req.minter, req.amount);
   const spending = allowanceSpending(ctx, req.minter, req.amount, prepared);
+  let minted: MintResult;
   try {
-    return await sendFromHeldAddress(ctx, held, spending);
+    minted = await sendFromHeldAddress(ctx, held, spending);
   } catch (err) {
     // A refusal moved no token: the allowance it spent is given back. Any other failure (the
     // ledger down, a crash) may have committed the mint: what it spent stays spent.
     if (err instanceof DomainError) await spending.refund();
     throw err;
   }
+  // Another attempt of the same mint that failed may give the spend back from now on: the mark
+  // stops it, or charges again a spend it gave back already.
+  try {
+    await spending.committed();
+  } catch (err) {
+    // The mint stands either way: a failed mark leaves the spend as a refund found it.
+    ctx.log.error({ err, txid: minted.txid }, "marking a mint's allowance spend committed failed");
+  }
+  return minted;
 }
