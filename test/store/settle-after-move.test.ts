@@ -10,9 +10,8 @@ import { it } from 'node:test';
 import type { Db } from '../../src/store/db/db.js';
 import { keepWatchingMined } from '../../src/store/tickets/ticket-tracking.js';
 import { settleTicketsIn } from '../../src/store/tickets/watched-blocks.js';
-import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { holdOpen, someoneWaitsFor } from '../support/held-transaction.js';
+import { backendPid, holdOpen, runWhileHeld } from '../support/held-transaction.js';
 import { seedTicket, seedTransaction } from '../support/seed-store.js';
 
 const BACKSTOP = new Date('2030-01-01T00:00:00Z');
@@ -38,16 +37,14 @@ describeOnEachDb('settling a ticket whose record moves meanwhile', { only: 'post
       // As a verdict batch does: the ticket first, then its record.
       await tx.query('UPDATE tickets SET next_check_at = $2 WHERE id = $1', [ticket.id, BACKSTOP]);
       await tx.query("UPDATE transactions SET blk_hash = 'other block' WHERE txid = $1", [ticket.txid]);
-      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      return row!.pid;
+      return backendPid(tx);
     });
-    const holder = await move.ready;
-    const settling = settle(fresh.db);
-    await eventually(async () => {
-      return (await someoneWaitsFor(fresh.db, holder)) ? true : undefined;
-    }, 'the settle to wait for the moving ticket');
-    move.commit();
-    await move.ended;
+    const settling = runWhileHeld(
+      fresh.db,
+      move,
+      () => settle(fresh.db),
+      'the settle to wait for the moving ticket',
+    );
     await settling;
     const [row] = await fresh.db.query<{ due: Date | null }>(
       'SELECT next_check_at AS due FROM tickets WHERE id = $1',

@@ -12,9 +12,8 @@ import type { Db } from '../../src/store/db/db.js';
 import { leaseFundingOutputs } from '../../src/store/funding/funding-leases.js';
 import { availableFundingUpTo } from '../../src/store/funding/funding-pool.js';
 import { type Submission, writeSubmissions } from '../../src/store/submissions/submission-writes.js';
-import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { holdOpen, inside, someoneWaitsFor } from '../support/held-transaction.js';
+import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { aSubmission } from '../support/submission-fixture.js';
 
@@ -345,17 +344,15 @@ describeOnEachDb('submission batches', (fresh) => {
     const [f1] = await fundingOutputs(fresh.db, 1);
     const seizure = holdOpen(fresh.db, async (tx) => {
       await seize(inside(fresh.db, tx), taken!);
-      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      return row!.pid;
+      return backendPid(tx);
     });
-    const holder = await seizure.ready;
     const batch = [submission([taken!], f1!)];
-    const writing = fresh.db.transaction((tx) => writeSubmissions(tx, batch, until));
-    await eventually(async () => {
-      return (await someoneWaitsFor(fresh.db, holder)) ? true : undefined;
-    }, 'the claim to wait for the seizure');
-    seizure.commit();
-    await seizure.ended;
+    const writing = runWhileHeld(
+      fresh.db,
+      seizure,
+      () => fresh.db.transaction((tx) => writeSubmissions(tx, batch, until)),
+      'the claim to wait for the seizure',
+    );
     const [verdict] = await writing;
     assert.equal(verdict!.kind === 'conflict' && verdict!.code, 'OUTPUT_SEIZED', JSON.stringify(verdict));
     assert.equal(await reservedBy(taken!), null);

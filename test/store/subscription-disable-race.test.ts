@@ -14,9 +14,8 @@ import {
   recordSubscriptionAttempts,
 } from '../../src/store/subscriptions/subscription-events.js';
 import { insertSubscription, subscriptionById } from '../../src/store/subscriptions/subscriptions-store.js';
-import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { holdOpen, someoneWaitsFor } from '../support/held-transaction.js';
+import { backendPid, holdOpen, runWhileHeld } from '../support/held-transaction.js';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const OWNER = 'deliverer one';
@@ -67,31 +66,29 @@ describeOnEachDb('disabling a subscription another writer holds', { only: 'postg
   async function goneWhile(sub: { id: string; leased: string }, change: string): Promise<readonly string[]> {
     const held = holdOpen(fresh.db, async (tx) => {
       await tx.query(change, [sub.id, NOW]);
-      const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      return row!.pid;
+      return backendPid(tx);
     });
-    const holder = await held.ready;
-    const recording = fresh.db.transaction((tx) =>
-      recordSubscriptionAttempts(
-        tx,
-        OWNER,
-        [
-          {
-            eventId: sub.leased,
-            subscriptionId: sub.id,
-            attempt: { at: NOW, statusCode: 410, latencyMs: 3, error: 'gone' },
-            outcome: { kind: 'gone' },
-          },
-        ],
-        86_400_000,
-      ),
-    );
-    await eventually(
-      async () => ((await someoneWaitsFor(fresh.db, holder)) ? true : undefined),
+    const recording = runWhileHeld(
+      fresh.db,
+      held,
+      () =>
+        fresh.db.transaction((tx) =>
+          recordSubscriptionAttempts(
+            tx,
+            OWNER,
+            [
+              {
+                eventId: sub.leased,
+                subscriptionId: sub.id,
+                attempt: { at: NOW, statusCode: 410, latencyMs: 3, error: 'gone' },
+                outcome: { kind: 'gone' },
+              },
+            ],
+            86_400_000,
+          ),
+        ),
       'the record to wait for the subscription',
     );
-    held.commit();
-    await held.ended;
     return (await recording).disabled;
   }
 

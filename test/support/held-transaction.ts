@@ -1,6 +1,7 @@
 // A transaction held open after its work: what a test needs to put a writer in flight (drawn,
 // not committed) while other transactions and readers run, then end it.
 import type { Db, Queryable } from '../../src/store/db/db.js';
+import { eventually } from '../e2e/support.js';
 
 export interface HeldTransaction<T> {
   /** The work's result, once it ran (the transaction still open); rejects if the work threw. */
@@ -55,4 +56,28 @@ export async function someoneWaitsFor(db: Queryable, holder: number): Promise<bo
     [holder],
   );
   return row!.n > 0;
+}
+
+/** The PostgreSQL backend that runs `tx`: what someoneWaitsFor is asked about. */
+export async function backendPid(tx: Queryable): Promise<number> {
+  const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return row!.pid;
+}
+
+/**
+ * Runs `run` while `held` (whose work answers its backend, backendPid) holds what `run` needs:
+ * lets `held` commit once `run` waits for it, and answers what `run` answers.
+ */
+export async function runWhileHeld<R>(
+  db: Db,
+  held: HeldTransaction<number>,
+  run: () => Promise<R>,
+  what: string,
+): Promise<R> {
+  const holder = await held.ready;
+  const running = run();
+  await eventually(async () => ((await someoneWaitsFor(db, holder)) ? true : undefined), what);
+  held.commit();
+  await held.ended;
+  return running;
 }

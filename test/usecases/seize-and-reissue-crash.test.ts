@@ -24,7 +24,7 @@ import {
 import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { eventually } from '../e2e/support.js';
-import { someoneWaitsFor } from '../support/held-transaction.js';
+import { backendPid, someoneWaitsFor } from '../support/held-transaction.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
 
@@ -357,7 +357,7 @@ describeServiceOnEachDb(
         ctx.db,
         /./,
         async (tx) => {
-          const [me] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          const me = await backendPid(tx);
           await other.run(async () => {
             let settled = false;
             const theirs = kept(ctx.db).finally(() => {
@@ -365,7 +365,7 @@ describeServiceOnEachDb(
             });
             await eventually(async () => {
               if (settled) return true;
-              return (await someoneWaitsFor(ctx.db, me!.pid)) ? true : undefined;
+              return (await someoneWaitsFor(ctx.db, me)) ? true : undefined;
             }, 'the other order to be kept or to wait');
             return { theirs };
           });
