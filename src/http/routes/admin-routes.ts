@@ -244,6 +244,8 @@ export function adminRoutes(deps: AdminRouteDeps) {
             'this request is authorized by the key it revokes: use another admin key',
           );
         if (revoked.kind === 'no-key') throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
+        if (revoked.kind === 'asker-revoked')
+          throw new AppError('UNAUTHORIZED', 'the key that asked was revoked before this revocation ran');
         deps.forgetApiKeys();
         return { id, revokedAt: revoked.revokedAt.toISOString() };
       },

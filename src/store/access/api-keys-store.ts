@@ -117,6 +117,13 @@ export async function hasLiveAdminKey(q: Queryable): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Whether `id` names a key that is not revoked. */
+export async function isLiveApiKey(q: Queryable, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const rows = await q.query('SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL', [id]);
+  return rows.length > 0;
+}
+
 interface ApiKeyRow {
   id: string;
   name: string;

@@ -10,7 +10,7 @@ import type { Db } from '../../store/db/db.js';
 
 export const ADMIN_KEY_FILE = 'admin.key';
 /** Advisory lock key held while a start looks for the admin key and makes it (unique to this use). */
-export const ADMIN_KEY_LOCK = 7_364_821_004;
+export const ADMIN_KEY_LOCK = 7_364_821_011;
 
 /** What a start did about the admin key: made it (and wrote it to `path`), or found one. */
 export type AdminKeyNote = { readonly created: true; readonly path: string } | { readonly created: false };

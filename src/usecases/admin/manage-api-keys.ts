@@ -5,9 +5,11 @@ import {
   type ApiKeyScope,
   type CreatedApiKey,
   createApiKey,
+  isLiveApiKey,
   revokeApiKey,
   setApiKeyRateLimit,
 } from '../../store/access/api-keys-store.js';
+import { holdTransactionLock } from '../../store/db/advisory-lock.js';
 import type { ServiceContext } from '../context.js';
 
 type KeyDeps = Pick<ServiceContext, 'db' | 'now'>;
@@ -18,10 +20,15 @@ export interface NewApiKey {
   readonly rateLimit: number | null;
 }
 
+/** Advisory lock key held while a key is revoked (unique to this use). */
+export const KEY_REVOCATION_LOCK = 7_364_821_012;
+
 export type Revocation =
   | { readonly kind: 'revoked'; readonly revokedAt: Date }
   | { readonly kind: 'in-use' }
-  | { readonly kind: 'no-key' };
+  | { readonly kind: 'no-key' }
+  /** The asking key was revoked before this revocation's turn came. */
+  | { readonly kind: 'asker-revoked' };
 
 /** @throws ApiKeyInputError on a name, scope or rate limit the store refuses. */
 export function issueApiKey(ctx: KeyDeps, masterKey: Uint8Array, input: NewApiKey): Promise<CreatedApiKey> {
@@ -33,9 +40,18 @@ export function setKeyRateLimit(ctx: KeyDeps, id: string, rateLimit: number | nu
   return setApiKeyRateLimit(ctx.db, id, rateLimit);
 }
 
-/** Revokes key `id` on behalf of the key `askedBy` (undefined: no key asked). */
+/**
+ * Revokes key `id` on behalf of the key `askedBy` (undefined: no key asked). Revocations take
+ * turns, and the asking key must still be live when its turn comes: two admin keys revoking each
+ * other at once would otherwise both succeed (different rows: nothing makes them wait) and leave
+ * no admin key.
+ */
 export async function revokeKey(ctx: KeyDeps, id: string, askedBy: string | undefined): Promise<Revocation> {
   if (askedBy === id) return { kind: 'in-use' };
   const revokedAt = ctx.now();
-  return (await revokeApiKey(ctx.db, id, revokedAt)) ? { kind: 'revoked', revokedAt } : { kind: 'no-key' };
+  return ctx.db.transaction(async (tx): Promise<Revocation> => {
+    await holdTransactionLock(tx, KEY_REVOCATION_LOCK);
+    if (askedBy !== undefined && !(await isLiveApiKey(tx, askedBy))) return { kind: 'asker-revoked' };
+    return (await revokeApiKey(tx, id, revokedAt)) ? { kind: 'revoked', revokedAt } : { kind: 'no-key' };
+  });
 }
