@@ -8,7 +8,7 @@
 -- The trigger marks the row whichever version's code records the seizure.
 ALTER TABLE token_outputs ADD COLUMN seized boolean NOT NULL DEFAULT false;
 
-CREATE FUNCTION seized_outputs_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION seized_outputs_mark() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     UPDATE token_outputs SET seized = true WHERE txid = NEW.txid AND vout = NEW.vout;
