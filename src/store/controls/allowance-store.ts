@@ -3,6 +3,7 @@
 // one keeps working). Each mint spends its amount under its txid (mint_allowance_spends) in one
 // transaction with the decrement, so a retried mint that submits the same transaction spends
 // once; a mint that was never committed gives its amount back (refundAllowance).
+import { raisesAllowance } from '../../domain/approval-policy.js';
 import type { Db, Queryable } from '../db/db.js';
 import { recordProposalEvent } from './proposal-store.js';
 
@@ -53,22 +54,37 @@ export async function holdAllowanceSetting(tx: Queryable, keyId: string): Promis
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('mint_allowances'), hashtext($1))", [keyId]);
 }
 
+export interface AllowanceSetting {
+  readonly keyId: string;
+  readonly remaining: bigint | null;
+  readonly reason: string;
+  readonly actor: string;
+  readonly at: Date;
+}
+
+export interface AllowanceChange {
+  readonly before: bigint | null;
+  readonly after: bigint | null;
+}
+
 /**
  * Sets a key's allowance (null: removes the cap), recorded in control_events with who, why and
- * the change. Runs in the caller's transaction (an approved proposal's finish).
+ * the change. Runs in the caller's transaction (an approved proposal's finish). With
+ * `unlessRaise`, writes nothing and answers null when the value would raise the allowance as it
+ * stands under the lock (a mint spending meanwhile can turn a lowering into a raise).
  */
+export async function setAllowance(tx: Queryable, s: AllowanceSetting): Promise<AllowanceChange>;
 export async function setAllowance(
   tx: Queryable,
-  s: {
-    readonly keyId: string;
-    readonly remaining: bigint | null;
-    readonly reason: string;
-    readonly actor: string;
-    readonly at: Date;
-  },
-): Promise<{ readonly before: bigint | null; readonly after: bigint | null }> {
+  s: AllowanceSetting & { readonly unlessRaise?: boolean },
+): Promise<AllowanceChange | null>;
+export async function setAllowance(
+  tx: Queryable,
+  s: AllowanceSetting & { readonly unlessRaise?: boolean },
+): Promise<AllowanceChange | null> {
   await holdAllowanceSetting(tx, s.keyId);
   const before = (await allowanceOf(tx, s.keyId, true))?.remaining ?? null;
+  if (s.unlessRaise === true && raisesAllowance(before, s.remaining)) return null;
   if (s.remaining === null) await tx.query('DELETE FROM mint_allowances WHERE key_id = $1', [s.keyId]);
   else
     await tx.query(

@@ -20,7 +20,7 @@ import {
 import { DomainError, type DomainErrorCode } from '../../domain/domain-error.js';
 import { ApiKeyInputError, type ApiKeyScope, createApiKey } from '../../store/access/api-keys-store.js';
 import { keepPrepared, recallPrepared, requestHashOf } from '../../store/access/idempotency-store.js';
-import { allowanceOf, setAllowance } from '../../store/controls/allowance-store.js';
+import { setAllowance } from '../../store/controls/allowance-store.js';
 import { setApprovalPolicy } from '../../store/controls/approval-policy-store.js';
 import {
   claimExecution,
@@ -116,7 +116,6 @@ async function runInTransaction(
   switch (p.action) {
     case 'raise-allowance': {
       const next = b.amount === null ? null : BigInt(text(b.amount));
-      const current = (await allowanceOf(tx, text(b.keyId), true))?.remaining ?? null;
       const done = await setAllowance(tx, {
         keyId: text(b.keyId),
         remaining: next,
@@ -128,7 +127,7 @@ async function runInTransaction(
         keyId: text(b.keyId),
         before: done.before?.toString() ?? null,
         after: done.after?.toString() ?? null,
-        raised: raisesAllowance(current, next),
+        raised: raisesAllowance(done.before, next),
       };
       return { record, answer: record };
     }
