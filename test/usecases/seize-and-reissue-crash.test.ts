@@ -9,10 +9,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
+import { txidOf } from '../../src/crypto/txid.js';
 import { supplyOf } from '../../src/domain/ledger-audit.js';
+import { spentOutpoints } from '../../src/domain/spent-outpoints.js';
 import { blacklistAddress } from '../../src/store/controls/blacklist-store.js';
 import { freezeAddress } from '../../src/store/controls/freeze-store.js';
-import { prepareSeizure, seizedOutpoints } from '../../src/store/controls/seizure-store.js';
+import {
+  prepareSeizure,
+  replaceStaleReissue,
+  seizedOutpoints,
+} from '../../src/store/controls/seizure-store.js';
 import type { Db, Queryable } from '../../src/store/db/db.js';
 import { liveIndexedOutputs } from '../../src/store/operator/audit-reads.js';
 import type { ApiContext } from '../../src/usecases/context.js';
@@ -23,6 +29,7 @@ import {
 } from '../../src/usecases/controls/seize-and-reissue.js';
 import { auditLedger } from '../../src/usecases/supply/audit-ledger.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { eventually } from '../e2e/support.js';
 import { backendPid, someoneWaitsFor } from '../support/held-transaction.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
@@ -280,6 +287,72 @@ describeServiceOnEachDb(
       await mintTokens(ctx, mintKey, { to: party('seize crash bystander').address, amount: 3n });
       const before = await tickets();
       await retried(order, before);
+    });
+
+    it('a kept reissue whose treasury input a transfer still being broadcast holds is not built again: it commits once that transfer fails', async () => {
+      const order = await stolen(706n);
+      const dead = {
+        ...ctx,
+        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+      };
+      await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
+      const keptRaw = async () =>
+        (
+          await ctx.db.query<{ raw: Uint8Array }>(
+            'SELECT reissue_raw AS raw FROM seizures WHERE reference = $1',
+            [order.reference],
+          )
+        )[0]!.raw;
+      const kept = new Uint8Array(await keptRaw());
+      // Another treasury transfer takes the kept reissue's oldest input: its ticket committed, its
+      // broadcast not yet answered (a process killed before broadcasting it).
+      const unsent = {
+        ...ctx,
+        broadcasts: {
+          ...ctx.broadcasts,
+          enqueue: () => {
+            throw new Killed('before broadcasting');
+          },
+        },
+      };
+      await assert.rejects(
+        mintTokens(unsent, mintKey, { to: party('seize crash holder').address, amount: 3n }),
+        Killed,
+      );
+      const [input] = spentOutpoints(kept)!;
+      const [held] = await ctx.db.query<{ spent_by: string | null }>(
+        'SELECT spent_by FROM token_outputs WHERE txid = $1 AND vout = $2',
+        [input!.txid, input!.vout],
+      );
+      const rival = held?.spent_by ?? null;
+      assert.notEqual(rival, null, "the other transfer holds the kept reissue's input");
+
+      // Neither the recovery pass nor the store replaces the kept bytes while that transfer may fail.
+      assert.equal(await finishPreparedSeizures(ctx, mintKey), 0);
+      assert.equal((await seizureRow(order.reference))?.state, 'prepared');
+      assert.deepEqual(new Uint8Array(await keptRaw()), kept, 'the kept reissue stands');
+      const [seizure] = await ctx.db.query<{ id: string }>(
+        'SELECT id::text AS id FROM seizures WHERE reference = $1',
+        [order.reference],
+      );
+      const other = new Uint8Array([...kept.subarray(0, kept.length - 1), 1]);
+      assert.deepEqual(new Uint8Array((await replaceStaleReissue(ctx.db, seizure!.id, kept, other))!), kept);
+
+      // The network refuses the other transfer: its inputs are free, and the kept reissue commits.
+      await applyLedgerStatus(ctx, rival!, { status: { kind: 'rejected', reason: 'refused by the ledger' } });
+      const before = await tickets();
+      assert.equal(await finishPreparedSeizures(ctx, mintKey), 1);
+      const row = await seizureRow(order.reference);
+      assert.equal(row?.state, 'reissued');
+      const [ticket] = await ctx.db.query<{ txid: string }>(
+        'SELECT txid FROM tickets WHERE submitted_txid = $1',
+        [txidOf(kept)],
+      );
+      assert.equal(row?.reissue_txid, ticket?.txid, 'the kept bytes, not a second reissue');
+      assert.equal(await tickets(), before + 1);
+      await neverCosigned(order);
+      await expectBalanced();
+      await expectAuditClean();
     });
 
     it('an order whose reissue could never be cosigned is refused whole: nothing kept', async () => {

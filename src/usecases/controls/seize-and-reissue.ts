@@ -15,7 +15,7 @@
 // while still broadcasting; the ledger answers "already known"), and the tracker broadcasts a
 // committed ticket anyway. Seized outputs count as seized from the moment the order commits, and
 // the reissue as circulating once its ticket commits: every point an audit can see balances.
-import { txidOf } from '../../crypto/txid.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { isValidAddress } from '../../domain/address.js';
 import { DomainError } from '../../domain/domain-error.js';
 import { blacklistedAmong } from '../../store/controls/blacklist-store.js';
@@ -55,6 +55,13 @@ const OUTPOINT = /^([0-9a-f]{64})_(0|[1-9]\d{0,9})$/;
  * it was submitted (an admin mint racing it, or one made while a killed process left it unsent).
  */
 const REBUILDS = 3;
+
+/**
+ * Pauses before the kept reissue is submitted again while a transfer the network has not yet
+ * answered holds one of its inputs (INPUT_LOCKED): about 3 s in all within a request, after which
+ * the seizure is answered prepared and the recovery pass goes on.
+ */
+const HELD_INPUT_WAITS_MS: readonly number[] = [100, 200, 400, 800, 1500];
 
 /** Ends the first attempt's keep step when the order must not be kept (never leaves this file). */
 class NotKept extends Error {
@@ -134,7 +141,8 @@ export async function seizeAndReissue(
     }
     if (kept === null || !isTakenInput(err)) throw err;
     const { seizure, reissue } = kept as { seizure: Seizure; reissue: Uint8Array };
-    return { kind: 'done', seizure: await finishSeizure(ctx, mintKey, seizure, reissue), created: true };
+    const stale = isHeldInput(err) ? null : reissue;
+    return { kind: 'done', seizure: await finishSeizure(ctx, mintKey, seizure, stale), created: true };
   }
 }
 
@@ -157,19 +165,26 @@ async function answerStanding(
 
 /**
  * Submits a prepared seizure's kept reissue (a ticket committed before answers again) and records
- * its txid. A seizure recorded before migration 038 kept none: one is built and kept first. A
- * kept reissue whose treasury inputs another transfer took before it was ever submitted can never
- * be committed; it is built again (`stale`: the one just refused), replaced only while no ticket
- * holds it.
+ * its txid. A seizure recorded before migration 038 kept none: one is built and kept first.
+ *
+ * A kept reissue whose treasury input another transfer took is built again (`stale`: the one
+ * just refused), but only once that transfer is answered by the network (INPUT_SPENT), and the
+ * store judges that again under the seizure's lock (replaceStaleReissue). While the other
+ * transfer is still being broadcast (INPUT_LOCKED) it may fail and free the input, and then a
+ * process that read the old bytes could commit them besides a new reissue: the same bytes are
+ * submitted again after each of `waits`, and after the last the seizure is answered as it stands,
+ * prepared, for the recovery pass to go on with.
  */
 export async function finishSeizure(
   ctx: ApiContext,
   mintKey: Uint8Array,
   seizure: Seizure,
   stale: Uint8Array | null = null,
+  waits: readonly number[] = HELD_INPUT_WAITS_MS,
 ): Promise<Seizure> {
   const { db } = ctx;
-  for (let rebuilt = 0; ; rebuilt++) {
+  let waited = 0;
+  for (let rebuilt = 0; ; ) {
     let submitted: Uint8Array | null = null;
     const prepared: PreparedTransaction =
       stale === null
@@ -180,8 +195,7 @@ export async function finishSeizure(
         : {
             earlier: async () => null,
             keep: async (raw) => {
-              const old = { raw: stale!, txid: txidOf(stale!) };
-              submitted = (await replaceStaleReissue(db, seizure.id, old, raw)) ?? raw;
+              submitted = (await replaceStaleReissue(db, seizure.id, stale!, raw)) ?? raw;
               return submitted;
             },
           };
@@ -194,7 +208,15 @@ export async function finishSeizure(
       );
       return await recorded(ctx, seizure, minted.txid);
     } catch (err) {
-      if (submitted === null || rebuilt >= REBUILDS || !isTakenInput(err)) throw err;
+      if (submitted === null || !isTakenInput(err)) throw err;
+      if (isHeldInput(err)) {
+        if (waited >= waits.length) return seizure;
+        await delay(waits[waited++]);
+        stale = null;
+        continue;
+      }
+      if (rebuilt >= REBUILDS) throw err;
+      rebuilt++;
       ctx.log.warn(
         { reference: seizure.reference, code: (err as DomainError).code },
         "a seizure's kept reissue lost its treasury inputs before it was submitted; building it again",
@@ -215,7 +237,15 @@ export async function finishPreparedSeizures(ctx: ApiContext, mintKey: Uint8Arra
   let finished = 0;
   for (const seizure of waiting) {
     try {
-      const done = await finishSeizure(ctx, mintKey, seizure);
+      // No pause for a held input here: the pass comes again in a minute.
+      const done = await finishSeizure(ctx, mintKey, seizure, null, []);
+      if (done.state !== 'reissued') {
+        ctx.log.info(
+          { reference: seizure.reference },
+          "a prepared seizure's reissue waits for a transfer holding its treasury inputs to be answered",
+        );
+        continue;
+      }
       ctx.log.warn(
         { reference: seizure.reference, reissueTxid: done.reissueTxid },
         'a prepared seizure was completed: its kept reissue submitted',
@@ -234,6 +264,11 @@ export async function finishPreparedSeizures(ctx: ApiContext, mintKey: Uint8Arra
 async function recorded(ctx: ApiContext, seizure: Seizure, txid: string): Promise<Seizure> {
   await recordReissue(ctx.db, seizure.id, txid);
   return { ...seizure, state: 'reissued', reissueTxid: txid };
+}
+
+/** Refused because a transaction not yet answered by the network holds an input: it may free it. */
+function isHeldInput(err: unknown): boolean {
+  return err instanceof DomainError && err.code === 'INPUT_LOCKED';
 }
 
 /** The submission was refused because an input is spent or held by another transaction. */
