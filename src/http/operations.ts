@@ -280,7 +280,11 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
     errors: ['NOT_FOUND', 'PROPOSAL_CLOSED'],
   },
   'GET /v2/admin/approvals/policy': { id: 'getApprovalPolicy', tag: 'admin' },
-  'PUT /v2/admin/approvals/policy': { id: 'setApprovalPolicy', tag: 'admin', errors: ['INVALID_PARAMETER'] },
+  'PUT /v2/admin/approvals/policy': {
+    id: 'setApprovalPolicy',
+    tag: 'admin',
+    errors: ['INVALID_PARAMETER', 'POLICY_CHANGED'],
+  },
   'GET /v2/admin/allowances': { id: 'listMintAllowances', tag: 'admin' },
   'GET /v2/admin/allowances/{keyId}': { id: 'getMintAllowance', tag: 'admin', errors: ['NOT_FOUND'] },
   'PUT /v2/admin/allowances/{keyId}': {

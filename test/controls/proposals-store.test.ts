@@ -23,7 +23,13 @@ import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
 import type { ApiContext } from '../../src/usecases/context.js';
 import { checkAllowance, setMintAllowance } from '../../src/usecases/controls/allowances.js';
-import { gate, type ProposalDeps, proposalNow, vote } from '../../src/usecases/controls/proposals.js';
+import {
+  gate,
+  type ProposalDeps,
+  proposalNow,
+  setPolicy,
+  vote,
+} from '../../src/usecases/controls/proposals.js';
 import {
   executeProposal,
   finishStrandedProposals,
@@ -322,6 +328,33 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     const marking = runWhileHeld(fresh.db, refund, () => mark('m4', 40n), 'the mark to wait for the refund');
     assert.equal(await marking, true, 'the spend the refund gave back is charged again');
     assert.equal(await left(), 60n);
+  });
+
+  it('a policy change judged against a version another change replaced meanwhile is not written', async (t) => {
+    const stored = await approvalPolicy(fresh.db);
+    const change = (rules: unknown[], seen: string) =>
+      setPolicy(deps(), { rules, reason: 'change', actor: 'k-a' }, seen);
+    const other = [{ action: 'mint', approvals: 2 }];
+    try {
+      assert.notEqual(await change(other, stored.version), null, 'against the version in force: written');
+      assert.equal(await change([], stored.version), null, 'against a replaced version: not written');
+      const now = await approvalPolicy(fresh.db);
+      assert.deepEqual(now.rules, other);
+      assert.notEqual(now.version, stored.version);
+      if (fresh.db.dialect !== 'postgres') return t.skip('the wait: PGlite runs one transaction at a time');
+      // Another change holds the policy while one judged against the version before it is asked.
+      const held = holdOpen(fresh.db, async (tx) => {
+        await setApprovalPolicy(tx, { rules: [], reason: 'other', actor: 'k-b', at: T0 });
+        return backendPid(tx);
+      });
+      const asked = runWhileHeld(fresh.db, held, () => change(other, now.version), 'the change to wait');
+      assert.equal(await asked, null, 'the change committed meanwhile is seen');
+      assert.deepEqual((await approvalPolicy(fresh.db)).rules, []);
+    } finally {
+      await fresh.db.transaction((tx) =>
+        setApprovalPolicy(tx, { rules: stored.rules, reason: 'restore', actor: 'k-policy', at: T0 }),
+      );
+    }
   });
 
   it('two approvals and two executors racing on two pools decide and execute once', {

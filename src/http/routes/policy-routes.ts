@@ -15,6 +15,9 @@ import type { RouteDeps } from './route-deps.js';
 
 const query = Type.Object(authTokenQuery);
 
+/** Times a change is judged again because another committed meanwhile, before 409 POLICY_CHANGED. */
+const POLICY_ATTEMPTS = 5;
+
 export function policyRoutes(deps: RouteDeps) {
   const { ctx } = deps;
   return (app: AppInstance) => {
@@ -48,7 +51,7 @@ export function policyRoutes(deps: RouteDeps) {
           tags: ['admin'],
           body: PolicyBody,
           querystring: query,
-          response: { 200: PolicyJson, 202: ProposalJson, ...problemResponses(400) },
+          response: { 200: PolicyJson, 202: ProposalJson, ...problemResponses(400, 409) },
         },
       },
       async (request, reply) => {
@@ -60,16 +63,29 @@ export function policyRoutes(deps: RouteDeps) {
           throw err;
         }
         const { reason } = request.body;
-        const held = await heldBack(deps, request, {
-          action: 'set-policy',
-          body: { rules, reason },
-          summary: `approval policy: ${rules.map((r) => `${r.action} ${r.approvals}`).join(', ') || 'none'}`,
-        });
-        if (held !== null) return reply.code(202).send(held);
         const actor = actorOf(request.principal);
-        const at = await setPolicy(ctx, { rules, reason, actor });
-        request.log.warn({ actor, rules: rules.length }, 'approval policy changed');
-        return { rules, changedBy: actor, changedAt: at.toISOString() };
+        // Whether this change needs approvals is judged under the policy it replaces: the change
+        // commits only while the version read before the judgement is in force, else it is
+        // judged again under the one committed meanwhile.
+        for (let attempt = 1; ; attempt++) {
+          const seen = (await approvalPolicy(ctx.db)).version;
+          const held = await heldBack(deps, request, {
+            action: 'set-policy',
+            body: { rules, reason },
+            summary: `approval policy: ${rules.map((r) => `${r.action} ${r.approvals}`).join(', ') || 'none'}`,
+          });
+          if (held !== null) return reply.code(202).send(held);
+          const at = await setPolicy(ctx, { rules, reason, actor }, seen);
+          if (at !== null) {
+            request.log.warn({ actor, rules: rules.length }, 'approval policy changed');
+            return { rules, changedBy: actor, changedAt: at.toISOString() };
+          }
+          if (attempt >= POLICY_ATTEMPTS)
+            throw new AppError(
+              'POLICY_CHANGED',
+              `the approval policy changed ${attempt} times while this change was judged; send it again`,
+            );
+        }
       },
     );
   };

@@ -27,15 +27,17 @@ export type ProposalDeps = Pick<ServiceContext, 'db' | 'now' | 'newId' | 'contro
 };
 
 /**
- * Puts `rules` (already checked by parsePolicy) in force in one database transaction, recorded
- * with the key that set them; answers when.
+ * Replaces the approval policy. With `seen` (the version the caller judged the change against,
+ * e.g. whether set-policy itself needs approvals), only while that version is still in force:
+ * null when another change committed meanwhile, for the caller to judge again.
  */
 export async function setPolicy(
   ctx: Pick<ServiceContext, 'db' | 'now' | 'controls'>,
   s: { readonly rules: unknown; readonly reason: string; readonly actor: string },
-): Promise<Date> {
+  seen?: string,
+): Promise<Date | null> {
   const at = ctx.now();
-  await ctx.db.transaction((tx) => setApprovalPolicy(tx, { ...s, at }));
+  if (!(await ctx.db.transaction((tx) => setApprovalPolicy(tx, { ...s, at }, seen)))) return null;
   ctx.controls?.counted?.change('policy-set');
   return at;
 }
