@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { parsePolicy } from '../../src/domain/approval-policy.js';
 import { DomainError } from '../../src/domain/domain-error.js';
+import { createApiKey, revokeApiKey } from '../../src/store/access/api-keys-store.js';
 import {
   allowanceOf,
   markSpendCommitted,
@@ -150,13 +151,17 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     assert.equal(other.kind === 'voted' && other.decided, 'rejected');
   });
 
-  it('one rejection closes a proposal; nothing runs', async () => {
-    const p = (await gate(deps(), {
+  /** A proposal by k1 to drop the policy (set-policy needs three keys). */
+  const dropPolicyProposal = async () =>
+    (await gate(deps(), {
       action: 'set-policy',
       body: { rules: [], reason: 'drop all' },
       summary: 'drop the policy',
       actor: 'k1',
     }))!;
+
+  it('one rejection closes a proposal; nothing runs', async () => {
+    const p = await dropPolicyProposal();
     assert.equal(
       (await vote(deps(), { id: p.id, keyId: 'k2', vote: 'approve', reason: 'ok' })).kind,
       'voted',
@@ -165,6 +170,38 @@ describeOnEachDb('proposals and allowances', (fresh) => {
     assert.equal(no.kind === 'voted' && no.decided, 'rejected');
     assert.equal((await executeProposal(executor(), p.id, 'k3')).kind, 'not-run');
     assert.equal(parsePolicy((await approvalPolicy(fresh.db)).rules).rules.length, 4);
+  });
+
+  it("a revoked key's vote is refused, also when the revocation commits while the vote waits", async (t) => {
+    const p = await dropPolicyProposal();
+    const key = async (name: string) =>
+      (await createApiKey(fresh.db, new Uint8Array(32).fill(7), { name, scopes: ['policy'] })).id;
+    const approve = (keyId: string) =>
+      vote(deps(), { id: p.id, keyId, vote: 'approve', reason: 'ok', keyMustBeLive: true });
+    const revoked = await key('revoked voter');
+    await revokeApiKey(fresh.db, revoked);
+    assert.equal((await approve(revoked)).kind, 'key-revoked');
+    assert.equal((await approve('not-a-key')).kind, 'key-revoked');
+    assert.deepEqual(
+      (await proposalNow(deps(), p.id))?.votes.map((v) => v.keyId),
+      ['k1'],
+      'nothing counted',
+    );
+    if (fresh.db.dialect !== 'postgres') return t.skip('the wait: PGlite runs one transaction at a time');
+    const late = await key('revoked while voting');
+    const revocation = holdOpen(fresh.db, async (tx) => {
+      await revokeApiKey(tx, late);
+      return backendPid(tx);
+    });
+    const voting = runWhileHeld(
+      fresh.db,
+      revocation,
+      () => approve(late),
+      'the vote to wait for the revocation',
+    );
+    assert.equal((await voting).kind, 'key-revoked');
+    const live = await key('live voter');
+    assert.equal((await approve(live)).kind, 'voted', 'a live key votes');
   });
 
   it('expires after the set time: recorded once, no vote taken', async () => {

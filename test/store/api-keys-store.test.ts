@@ -238,6 +238,33 @@ describeOnEachDb('API keys', (fresh) => {
       assert.equal(await verifier.verify(created.key), null);
     });
 
+    test('a lookup in flight across forget() is answered but not remembered', async () => {
+      const created = await createApiKey(fresh.db, masterKey, { name: 'in flight', scopes: ['read'] });
+      // The key is read before the revocation commits, and answered after the forget().
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = true;
+      const slow: Queryable = {
+        query: async <T extends Row = Row>(sql: string, params?: readonly SqlValue[]) => {
+          const rows = await fresh.db.query<T>(sql, params);
+          if (held && /FROM api_keys/.test(sql)) {
+            held = false;
+            await released;
+          }
+          return rows;
+        },
+      };
+      const verifier = storeApiKeyVerifier(slow, { ttlMs: 60_000 });
+      const inFlight = verifier.verify(created.key);
+      await revokeApiKey(fresh.db, created.id);
+      verifier.forget();
+      release();
+      assert.notEqual(await inFlight, null, 'read before the revocation');
+      assert.equal(await verifier.verify(created.key), null, 'not remembered: the revocation is seen');
+    });
+
     test('remembers an unknown key briefly: a flood of it costs one lookup', async () => {
       let clock = t0.getTime();
       const q = counting(fresh.db);

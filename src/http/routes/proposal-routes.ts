@@ -148,8 +148,11 @@ export function proposalRoutes(deps: ProposalRouteDeps) {
       mayVote(request, p.action);
       const keyId = actorOf(request.principal);
       const reason = request.body?.reason ?? (kind === 'approve' ? 'approved' : 'rejected');
-      const voted = await vote(pdeps, { id, keyId, vote: kind, reason });
+      const keyMustBeLive = request.principal !== null && request.principal.shared !== true;
+      const voted = await vote(pdeps, { id, keyId, vote: kind, reason, keyMustBeLive });
       if (voted.kind === 'no-proposal') throw new AppError('NOT_FOUND', `no proposal ${id}`);
+      if (voted.kind === 'key-revoked')
+        throw new AppError('UNAUTHORIZED', `key ${keyId} was revoked before its vote was counted`);
       if (voted.kind === 'voted-already')
         throw new AppError(
           'ALREADY_VOTED',

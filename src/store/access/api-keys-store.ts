@@ -124,6 +124,16 @@ export async function isLiveApiKey(q: Queryable, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * Whether key `id` is live, holding its row (FOR SHARE) to the end of the caller's transaction:
+ * a revocation waits for that transaction, and one committed before is seen.
+ */
+export async function holdLiveApiKey(q: Queryable, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const rows = await q.query('SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [id]);
+  return rows.length > 0;
+}
+
 interface ApiKeyRow {
   id: string;
   name: string;
@@ -286,6 +296,9 @@ export function storeApiKeyVerifier(
   const now = options.now ?? (() => new Date());
   const known = new BoundedCache<ApiKeyPrincipal>(options.ttlMs ?? 10_000, options.maxEntries ?? 10_000);
   const unknown = new BoundedCache<true>(options.unknownTtlMs ?? 10_000, options.maxUnknown ?? 10_000);
+  // Counts forget() calls: a lookup in flight across one answers its caller but is not
+  // remembered, else a key read before a revocation would be cached again after the forget.
+  let forgets = 0;
   return {
     async verify(rawKey) {
       const hash = apiKeyHash(rawKey);
@@ -295,12 +308,15 @@ export function storeApiKeyVerifier(
       const hit = known.get(cacheKey, atMs);
       if (hit !== undefined) return hit;
       if (unknown.get(cacheKey, atMs) !== undefined) return null;
+      const asked = forgets;
       const principal = await verifyHash(q, hash, at);
+      if (asked !== forgets) return principal;
       if (principal !== null) known.set(cacheKey, principal, atMs);
       else unknown.set(cacheKey, true, atMs);
       return principal;
     },
     forget() {
+      forgets++;
       known.clear();
       unknown.clear();
     },

@@ -6,6 +6,7 @@
 // Executing an approved proposal (its lease and finish) is proposal-execution-store.ts; the
 // policy itself is approval-policy-store.ts.
 import type { ApprovableAction } from '../../domain/approval-policy.js';
+import { holdLiveApiKey } from '../access/api-keys-store.js';
 import type { Db, Queryable } from '../db/db.js';
 
 export type ProposalState = 'open' | 'approved' | 'executed' | 'failed' | 'rejected' | 'expired';
@@ -193,7 +194,9 @@ export type VoteOutcome =
     }
   | { readonly kind: 'voted-already'; readonly proposal: Proposal }
   | { readonly kind: 'closed'; readonly proposal: Proposal }
-  | { readonly kind: 'no-proposal' };
+  | { readonly kind: 'no-proposal' }
+  /** The voting key was revoked before its vote's turn (keyMustBeLive). */
+  | { readonly kind: 'key-revoked' };
 
 /**
  * One key's vote, under the proposal's row lock: refused when the key voted already or the
@@ -208,12 +211,19 @@ export async function castVote(
     readonly vote: 'approve' | 'reject';
     readonly reason: string;
     readonly at: Date;
+    /**
+     * The key is an API key whose revocation must stop its vote: its row is held for the vote's
+     * transaction, so a revocation committed before the vote's turn refuses it and one asked
+     * meanwhile waits for it.
+     */
+    readonly keyMustBeLive?: boolean;
   },
   decide: (votes: readonly Vote[], required: number) => 'open' | 'approved' | 'rejected',
 ): Promise<VoteOutcome> {
   return db.transaction(async (tx): Promise<VoteOutcome> => {
     const locked = await proposal(tx, v.id, true);
     if (locked === null) return { kind: 'no-proposal' };
+    if (v.keyMustBeLive === true && !(await holdLiveApiKey(tx, v.keyId))) return { kind: 'key-revoked' };
     if (locked.state === 'open' && locked.expiresAt <= v.at) {
       await expireOne(tx, locked.id, v.at);
       return { kind: 'closed', proposal: (await proposal(tx, v.id))! };

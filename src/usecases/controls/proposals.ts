@@ -93,6 +93,8 @@ export async function vote(
     readonly keyId: string;
     readonly vote: 'approve' | 'reject';
     readonly reason: string;
+    /** An API key's vote: refused once the key is revoked (castVote). */
+    readonly keyMustBeLive?: boolean;
   },
 ): Promise<VoteResult> {
   // Expired proposals are marked (and counted) first; castVote still refuses one that expires
