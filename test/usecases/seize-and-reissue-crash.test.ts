@@ -32,6 +32,7 @@ import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { eventually } from '../e2e/support.js';
 import { backendPid, someoneWaitsFor } from '../support/held-transaction.js';
+import { interruptedDb } from '../support/interrupted-db.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { party } from '../support/token-world.js';
 
@@ -53,28 +54,6 @@ function dyingDb(db: Db, at: RegExp): Db {
   return Object.assign(Object.create(db) as Db, {
     ...guard(db),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(guard(tx))),
-  });
-}
-
-/**
- * `db` that, once, after the first statement matching `at` (inside a transaction when `inTx`),
- * runs `meanwhile` before answering it: another writer committing between two reads.
- */
-function interruptedDb(db: Db, at: RegExp, meanwhile: (tx: Queryable) => Promise<void>, inTx: boolean): Db {
-  let done = false;
-  const hooked = (q: Queryable): Queryable => ({
-    query: async (sql, params) => {
-      const rows = await q.query(sql, params);
-      if (!done && at.test(sql)) {
-        done = true;
-        await meanwhile(q);
-      }
-      return rows as never;
-    },
-  });
-  return Object.assign(Object.create(db) as Db, {
-    ...(inTx ? { query: db.query.bind(db) } : hooked(db)),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(inTx ? hooked(tx) : tx)),
   });
 }
 

@@ -48,20 +48,24 @@ export async function blacklistAddress(
   change: ListingChange,
 ): Promise<{ listing: Listing; changed: boolean }> {
   return db.transaction(async (tx) => {
-    const [inserted] = await tx.query<ListingRow>(
-      `INSERT INTO address_blacklist (address, reason, listed_by, listed_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (address) DO NOTHING RETURNING address, reason, listed_by, listed_at`,
-      [change.address, change.reason, change.actor, change.at],
-    );
-    if (inserted === undefined) {
+    // An unblacklist committed between the insert that found the listing and the read of it
+    // leaves nothing to answer: the address is no longer listed, so it is listed now.
+    for (;;) {
+      const [inserted] = await tx.query<ListingRow>(
+        `INSERT INTO address_blacklist (address, reason, listed_by, listed_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (address) DO NOTHING RETURNING address, reason, listed_by, listed_at`,
+        [change.address, change.reason, change.actor, change.at],
+      );
+      if (inserted !== undefined) {
+        await recordControlEvent(tx, { action: 'blacklist', subject: change.address, ...who(change) });
+        return { listing: listingOf(inserted), changed: true };
+      }
       const [standing] = await tx.query<ListingRow>(
         'SELECT address, reason, listed_by, listed_at FROM address_blacklist WHERE address = $1',
         [change.address],
       );
-      return { listing: listingOf(standing!), changed: false };
+      if (standing !== undefined) return { listing: listingOf(standing), changed: false };
     }
-    await recordControlEvent(tx, { action: 'blacklist', subject: change.address, ...who(change) });
-    return { listing: listingOf(inserted), changed: true };
   });
 }
 

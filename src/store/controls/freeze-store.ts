@@ -50,21 +50,25 @@ export async function freezeAddress(
   change: FreezeChange,
 ): Promise<{ freeze: Freeze; changed: boolean }> {
   return db.transaction(async (tx) => {
-    const inserted = await tx.query<FreezeRow>(
-      `INSERT INTO address_freezes (address, reason, frozen_by, frozen_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (address) DO NOTHING
-       RETURNING address, reason, frozen_by, frozen_at`,
-      [change.address, change.reason, change.actor, change.at],
-    );
-    if (inserted[0] === undefined) {
+    // An unfreeze committed between the insert that found the freeze and the read of it leaves
+    // nothing to answer: the address is no longer frozen, so it is frozen now.
+    for (;;) {
+      const inserted = await tx.query<FreezeRow>(
+        `INSERT INTO address_freezes (address, reason, frozen_by, frozen_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (address) DO NOTHING
+         RETURNING address, reason, frozen_by, frozen_at`,
+        [change.address, change.reason, change.actor, change.at],
+      );
+      if (inserted[0] !== undefined) {
+        await recordEvent(tx, 'freeze', change);
+        return { freeze: freezeOf(inserted[0]), changed: true };
+      }
       const [standing] = await tx.query<FreezeRow>(
         'SELECT address, reason, frozen_by, frozen_at FROM address_freezes WHERE address = $1',
         [change.address],
       );
-      return { freeze: freezeOf(standing!), changed: false };
+      if (standing !== undefined) return { freeze: freezeOf(standing), changed: false };
     }
-    await recordEvent(tx, 'freeze', change);
-    return { freeze: freezeOf(inserted[0]), changed: true };
   });
 }
 
