@@ -62,6 +62,10 @@ export async function composeWritePath(w: {
           log: logger,
           settings: committerSettingsOf(config, db),
           observe,
+          dailyLimit:
+            base.controls?.limits.perAddressPerDay == null
+              ? null
+              : { perAddressPerDay: base.controls.limits.perAddressPerDay, operator: base.token },
         })
       : null;
   const writerLink =

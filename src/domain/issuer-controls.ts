@@ -13,6 +13,9 @@ export interface ControlledTransfer {
   readonly outputs: readonly { readonly owner: string; readonly amount: bigint; readonly op: string }[];
 }
 
+/** What the amount limits look at: who sends, and to whom. */
+export type SendingTransfer = Pick<ControlledTransfer, 'senders' | 'outputs'>;
+
 export interface OperatorAddresses {
   readonly mintAddress: string;
   readonly feeAddress: string;
@@ -27,7 +30,7 @@ export interface AmountLimits {
 }
 
 /** Whether every input is the operator's own (mint treasury or fee address): mint, burn, reissue. */
-export function isOperatorMove(t: ControlledTransfer, op: OperatorAddresses): boolean {
+export function isOperatorMove(t: Pick<ControlledTransfer, 'senders'>, op: OperatorAddresses): boolean {
   return t.senders.length > 0 && t.senders.every((s) => s === op.mintAddress || s === op.feeAddress);
 }
 
@@ -36,7 +39,7 @@ export function isOperatorMove(t: ControlledTransfer, op: OperatorAddresses): bo
  * out (the fee output counts: it leaves the sender too). The daily sum in the store counts the
  * same way.
  */
-export function amountSent(t: ControlledTransfer): bigint {
+export function amountSent(t: SendingTransfer): bigint {
   const senders = new Set(t.senders);
   return t.outputs.reduce((sum, o) => (o.op === 'burn' || senders.has(o.owner) ? sum : sum + o.amount), 0n);
 }
@@ -89,7 +92,7 @@ export function seizedRefusal(t: ControlledTransfer, seized: ReadonlySet<string>
  * per transfer, then per sender per day (what it sent since the day began plus this transfer).
  */
 export function limitRefusal(
-  t: ControlledTransfer,
+  t: SendingTransfer,
   limits: AmountLimits,
   sentToday: ReadonlyMap<string, bigint>,
   op: OperatorAddresses,
@@ -115,6 +118,38 @@ export function limitRefusal(
     }
   }
   return null;
+}
+
+/** The senders whose daily sums a batch must hold: those of transfers the daily limit applies to. */
+export function dailyLimitedSenders(transfers: readonly SendingTransfer[], op: OperatorAddresses): string[] {
+  const senders = new Set<string>();
+  for (const t of transfers) {
+    if (isOperatorMove(t, op) || amountSent(t) === 0n) continue;
+    for (const sender of t.senders) senders.add(sender);
+  }
+  return [...senders].sort();
+}
+
+/**
+ * The daily limit over a batch, in its order: each transfer against what its senders sent
+ * before the batch (`sentBefore`, every transaction committed and not failed since the day
+ * began) plus what the batch's earlier transfers that pass send. Answers, per transfer, its
+ * refusal or null.
+ */
+export function dailyLimitRefusals(
+  transfers: readonly SendingTransfer[],
+  perAddressPerDay: bigint,
+  sentBefore: ReadonlyMap<string, bigint>,
+  op: OperatorAddresses,
+): (Refusal | null)[] {
+  const sentNow = new Map(sentBefore);
+  return transfers.map((t) => {
+    const refusal = limitRefusal(t, { perTransfer: null, perAddressPerDay }, sentNow, op);
+    if (refusal !== null || isOperatorMove(t, op)) return refusal;
+    const sent = amountSent(t);
+    for (const sender of new Set(t.senders)) sentNow.set(sender, (sentNow.get(sender) ?? 0n) + sent);
+    return null;
+  });
 }
 
 /** The start of the UTC day `at` falls in: the daily limit counts from it. */

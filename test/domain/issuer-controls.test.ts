@@ -7,6 +7,8 @@ import {
   amountSent,
   blacklistRefusal,
   type ControlledTransfer,
+  dailyLimitedSenders,
+  dailyLimitRefusals,
   limitRefusal,
   pausedRefusal,
   seizedRefusal,
@@ -59,6 +61,26 @@ describe('issuer controls (pure)', () => {
   it('a seized outpoint is refused', () => {
     assert.equal(seizedRefusal(wallet, new Set(['aa_1'])), null);
     assert.equal(seizedRefusal(wallet, new Set(['aa_0']))?.code, 'OUTPUT_SEIZED');
+  });
+
+  it('a batch meets the daily limit in its order: what passes counts against what follows', () => {
+    const bob = { ...wallet, senders: ['BOB'] };
+    const transfers = [wallet, wallet, mint, bob, wallet];
+    const refusals = dailyLimitRefusals(transfers, 1600n, new Map([['BOB', 1400n]]), op);
+    assert.deepEqual(
+      refusals.map((r) => r?.code ?? null),
+      [null, null, null, 'DAILY_LIMIT_EXCEEDED', 'DAILY_LIMIT_EXCEEDED'],
+    );
+    assert.match(
+      refusals[4]!.detail,
+      /ALICE has sent 1600 today; 800 more would pass the daily limit of 1600/,
+    );
+    assert.deepEqual(
+      dailyLimitedSenders([mint, wallet, bob, wallet], op),
+      ['ALICE', 'BOB'],
+      'sorted, once each',
+    );
+    assert.deepEqual(dailyLimitedSenders([mint, operatorBurn], op), [], 'operator moves hold no sum');
   });
 
   it('limits count what leaves the senders (fee in, change and burns out); operator moves are exempt', () => {

@@ -198,6 +198,40 @@ describeServiceOnEachDb(
       assert.equal((await send('/v1/transfer', daily, to, 40_000n)).status, 200);
     });
 
+    it('limits: two transfers of one address sent at once never pass the daily limit together', async () => {
+      const twice = party(`limit twice ${suite.target}`);
+      const to = party(`limit twice to ${suite.target}`);
+      await fund([twice, twice], 50_000n);
+      const coins = await eventually(async () => {
+        const found = await utxosOf(url(), key, twice.address);
+        return found.length === 2 ? found : undefined;
+      }, 'two outputs');
+      // Each is 40,000 + 100 fee, within the limit alone; together 80,200, past 80,000. Sent at
+      // once, both are screened before either commits: the write refuses the second.
+      const answers = await Promise.all(
+        coins.map((coin) =>
+          http(url(), 'POST', '/v2/transfer', {
+            key,
+            body: {
+              rawtx: transferOf(suite.t.service.parts.ctx.token, {
+                from: twice,
+                inputs: [coin],
+                to,
+                amount: 40_000n,
+                fee: 100n,
+              }),
+            },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status).sort(),
+        [200, 403],
+        answers.map((a) => a.text).join('\n'),
+      );
+      assertProblem(answers.find((a) => a.status === 403)!, 403, 'DAILY_LIMIT_EXCEEDED');
+    });
+
     it('screening: a denial refuses the transfer with its reason (v1, v2), recorded; a late answer refuses', async () => {
       const holder = party(`screen holder ${suite.target}`);
       await fund([holder], 10_000n);

@@ -5,7 +5,7 @@
 // anything of the losers behind.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { freezeAddress } from '../../src/store/controls/freeze-store.js';
 import { prepareSeizure } from '../../src/store/controls/seizure-store.js';
 import type { Db } from '../../src/store/db/db.js';
@@ -40,6 +40,25 @@ async function fundingOutputs(db: Db, count: number): Promise<{ txid: string; vo
   return leased.map((o) => ({ txid: o.txid, vout: o.vout }));
 }
 
+/** A transfer by `sender`: 7 to 'recipient', 3 back to itself. */
+function sentBy(sender: string): Pick<Submission, 'outputs' | 'senders' | 'receivers'> {
+  return {
+    outputs: [
+      {
+        vout: 0,
+        owner: 'recipient',
+        amount: 7n,
+        op: 'transfer',
+        script: new Uint8Array([0x51]),
+        satoshis: 1n,
+      },
+      { vout: 1, owner: sender, amount: 3n, op: 'transfer', script: new Uint8Array([0x52]), satoshis: 1n },
+    ],
+    senders: [sender],
+    receivers: ['recipient', sender],
+  };
+}
+
 function submission(
   inputs: readonly string[],
   funding: { txid: string; vout: number },
@@ -50,19 +69,7 @@ function submission(
     inputs: inputs.map((o) => ({ txid: o.slice(0, 64), vout: Number(o.slice(65)) })),
     funding,
     leaseOwner: OWNER,
-    outputs: [
-      {
-        vout: 0,
-        owner: 'recipient',
-        amount: 7n,
-        op: 'transfer',
-        script: new Uint8Array([0x51]),
-        satoshis: 1n,
-      },
-      { vout: 1, owner: 'sender', amount: 3n, op: 'transfer', script: new Uint8Array([0x52]), satoshis: 1n },
-    ],
-    senders: ['sender'],
-    receivers: ['recipient', 'sender'],
+    ...sentBy('sender'),
     now,
     firstCheckAt: new Date(now.getTime() + 5000),
     ...extra,
@@ -356,5 +363,64 @@ describeOnEachDb('submission batches', (fresh) => {
     const [verdict] = await writing;
     assert.equal(verdict!.kind === 'conflict' && verdict!.code, 'OUTPUT_SEIZED', JSON.stringify(verdict));
     assert.equal(await reservedBy(taken!), null);
+  });
+
+  describe('the daily limit, judged at the write', () => {
+    const operator = { mintAddress: 'treasury', feeAddress: 'fees', burnAddress: 'burns' };
+    const limit = { perAddressPerDay: 10n, since: new Date('2026-11-23T00:00:00Z'), operator };
+    const sending = (sender: string, input: string, funding: { txid: string; vout: number }) =>
+      submission([input], funding, sentBy(sender));
+
+    it("a batch's transfers of one sender pass together only within the limit; the one over it is taken out", async () => {
+      const [a, b, c] = await coins(3);
+      const [f1, f2, f3] = await fundingOutputs(fresh.db, 3);
+      const batch = [sending('daily a', a!, f1!), sending('daily a', b!, f2!), sending('daily b', c!, f3!)];
+      const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, until, limit));
+      assert.deepEqual(
+        verdicts.map((v) => (v.kind === 'conflict' ? v.code : v.kind)),
+        ['created', 'DAILY_LIMIT_EXCEEDED', 'created'],
+      );
+      assert.match((verdicts[1] as { detail: string }).detail, /daily a has sent 7 today; 7 more would pass/);
+      assert.equal(await reservedBy(b!), null, 'nothing of the one over the limit is kept');
+      assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [batch[1]!.ticketId]), 0);
+      // A later batch counts what committed: 7 sent, 7 more is over.
+      const [d] = await coins(1);
+      const [f4] = await fundingOutputs(fresh.db, 1);
+      const [later] = await fresh.db.transaction((tx) =>
+        writeSubmissions(tx, [sending('daily a', d!, f4!)], until, limit),
+      );
+      assert.equal(later!.kind === 'conflict' && later!.code, 'DAILY_LIMIT_EXCEEDED');
+      // The operator's own moves are not limited.
+      const [e] = await coins(1);
+      const [f5] = await fundingOutputs(fresh.db, 1);
+      const [own] = await fresh.db.transaction((tx) =>
+        writeSubmissions(tx, [sending('treasury', e!, f5!)], until, { ...limit, perAddressPerDay: 1n }),
+      );
+      assert.equal(own!.kind, 'created');
+    });
+
+    it('a batch waits for another batch of the same sender and counts what it committed', async (t) => {
+      if (fresh.db.dialect !== 'postgres') return t.skip('PGlite runs one transaction at a time');
+      const [a, b] = await coins(2);
+      const [f1, f2] = await fundingOutputs(fresh.db, 2);
+      const first = holdOpen(fresh.db, async (tx) => {
+        const [v] = await writeSubmissions(tx, [sending('daily c', a!, f1!)], until, limit);
+        assert.equal(v!.kind, 'created');
+        return backendPid(tx);
+      });
+      const second = runWhileHeld(
+        fresh.db,
+        first,
+        () => fresh.db.transaction((tx) => writeSubmissions(tx, [sending('daily c', b!, f2!)], until, limit)),
+        "the second batch to wait for the first's sender lock",
+      );
+      const [verdict] = await second;
+      assert.equal(
+        verdict!.kind === 'conflict' && verdict!.code,
+        'DAILY_LIMIT_EXCEEDED',
+        JSON.stringify(verdict),
+      );
+      assert.equal(await reservedBy(b!), null);
+    });
   });
 });

@@ -66,7 +66,8 @@ export async function backendPid(tx: Queryable): Promise<number> {
 
 /**
  * Runs `run` while `held` (whose work answers its backend, backendPid) holds what `run` needs:
- * lets `held` commit once `run` waits for it, and answers what `run` answers.
+ * lets `held` commit once `run` waits for it, and answers what `run` answers. Fails (after
+ * rolling `held` back) when `run` is not seen waiting.
  */
 export async function runWhileHeld<R>(
   db: Db,
@@ -76,7 +77,16 @@ export async function runWhileHeld<R>(
 ): Promise<R> {
   const holder = await held.ready;
   const running = run();
-  await eventually(async () => ((await someoneWaitsFor(db, holder)) ? true : undefined), what);
+  try {
+    await eventually(async () => ((await someoneWaitsFor(db, holder)) ? true : undefined), what);
+  } catch (err) {
+    // `run` never waited (the code under test took no lock the held transaction has): end the
+    // held transaction, so that the failure is reported instead of the test hanging on it.
+    held.rollback();
+    await held.ended;
+    await running.catch(() => undefined);
+    throw err;
+  }
   held.commit();
   await held.ended;
   return running;

@@ -15,6 +15,7 @@ import {
   type StoredTokenOutput,
   storedTokenOutputOf,
 } from '../wallets/wallet-queries.js';
+import { SENT_SINCE } from './daily-limit-hold.js';
 
 export interface SubmissionLookups {
   /** Ticket ID per submitted txid that has one. */
@@ -88,11 +89,7 @@ export async function submissionLookups(
      SELECT 'seized', txid, vout, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM o WHERE seized
      UNION ALL
      SELECT 'sent', NULL, NULL, ta.address, sum(x.amount), NULL, NULL, NULL, NULL, NULL, NULL
-       FROM transaction_addresses ta
-       JOIN transactions t ON t.txid = ta.txid AND t.state <> 'failed'
-            AND t.created_at >= $5::timestamptz AND ta.address = ANY(t.senders)
-       JOIN token_outputs x ON x.txid = t.txid AND x.op <> 'burn' AND x.owner <> ALL(t.senders)
-      WHERE $5::timestamptz IS NOT NULL AND ta.address IN (SELECT owner FROM o)
+       ${SENT_SINCE('$5')} AND ta.address IN (SELECT owner FROM o)
       GROUP BY ta.address`,
     [
       submittedTxids,

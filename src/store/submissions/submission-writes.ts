@@ -6,20 +6,30 @@
 // whose funding lease was lost, is taken back out inside the transaction and gets its verdict.
 // The caller settles conflicts inside the batch before (no two submissions here share an input
 // or a submitted txid).
+import { dailyLimitedSenders, dailyLimitRefusals } from '../../domain/issuer-controls.js';
 import { ticketJson } from '../../domain/ticket.js';
 import type { Queryable } from '../db/db.js';
 import { insertScoredFeedRecords } from '../feed/feed-records.js';
 import { ticketIdsBySubmittedTxid } from '../tickets/ticket-queries.js';
 import { appendTicketEvents } from '../tickets/ticket-writes.js';
 import { liveReservation } from '../wallets/wallet-queries.js';
+import { type DailyLimit, holdDailySums, sentSince } from './daily-limit-hold.js';
 import type { Outpoint, Submission } from './submission.js';
 import { claimSubmissions } from './submission-claims.js';
 
 export type { NewTokenOutput } from '../feed/feed-records.js';
 export type { Outpoint, Submission } from './submission.js';
 
-/** Why a submission lost an input to another transaction: held, spent, or seized meanwhile. */
-export const CONFLICT_CODES = ['INPUT_LOCKED', 'INPUT_SPENT', 'OUTPUT_SEIZED'] as const;
+/**
+ * Why a submission was taken back out at its write: an input held, spent or seized by another
+ * transaction meanwhile, or its senders' daily limit passed by what committed meanwhile.
+ */
+export const CONFLICT_CODES = [
+  'INPUT_LOCKED',
+  'INPUT_SPENT',
+  'OUTPUT_SEIZED',
+  'DAILY_LIMIT_EXCEEDED',
+] as const;
 export type ConflictCode = (typeof CONFLICT_CODES)[number];
 
 /** What became of one submission of a batch. */
@@ -27,7 +37,7 @@ export type SubmissionVerdict =
   | { readonly kind: 'created' }
   /** The same transaction was submitted before: its ticket. */
   | { readonly kind: 'duplicate'; readonly ticketId: string }
-  /** An input was taken by another transaction meanwhile. */
+  /** An input was taken by another transaction meanwhile, or the daily limit passed. */
   | { readonly kind: 'conflict'; readonly code: ConflictCode; readonly detail: string }
   /** Its funding output's lease was lost (expired and leased elsewhere): cosign again with another. */
   | { readonly kind: 'funding-lost' };
@@ -39,9 +49,15 @@ export async function writeSubmissions(
   batch: readonly Submission[],
   /** Until when a funding output given back to its lease owner (a loser's) stays leased. */
   leaseUntil: Date,
+  /** The per-address daily limit, when one is set: judged here under the senders' locks. */
+  dailyLimit: DailyLimit | null = null,
 ): Promise<SubmissionVerdict[]> {
   const verdicts = new Map<string, SubmissionVerdict>();
   if (batch.length === 0) return [];
+
+  // 0. The limited senders' locks first, before any row lock, so that batches meet in one order.
+  const limited = dailyLimit === null ? [] : dailyLimitedSenders(batch, dailyLimit.operator);
+  await holdDailySums(tx, limited);
 
   // 1-3. Tickets, token inputs and funding outputs claimed in one statement (submission-claims.ts).
   const { inserted, reservedCount, funded } = await claimSubmissions(tx, batch);
@@ -72,7 +88,16 @@ export async function writeSubmissions(
   const inputsLost = live.filter((s) => (reservedCount.get(s.ticketId) ?? 0) !== s.inputs.length);
   const lostInputs = new Set(inputsLost);
   const fundingLost = live.filter((s) => !funded.has(s.ticketId) && !lostInputs.has(s));
-  const losers = new Set([...inputsLost, ...fundingLost]);
+  const limitLost =
+    dailyLimit === null || limited.length === 0
+      ? new Map<Submission, string>()
+      : await overDailyLimit(
+          tx,
+          live.filter((s) => funded.has(s.ticketId) && !lostInputs.has(s)),
+          limited,
+          dailyLimit,
+        );
+  const losers = new Set([...inputsLost, ...fundingLost, ...limitLost.keys()]);
   if (losers.size > 0) {
     const ids = [...losers].map((s) => s.ticketId);
     // Found by their spender (reserved_by has no index, migration 039); released before the
@@ -93,6 +118,8 @@ export async function writeSubmissions(
     await tx.query('DELETE FROM tickets WHERE id = ANY($1::uuid[])', [ids]);
     for (const s of fundingLost) verdicts.set(s.ticketId, { kind: 'funding-lost' });
     for (const [id, verdict] of await inputConflicts(tx, inputsLost)) verdicts.set(id, verdict);
+    for (const [s, detail] of limitLost)
+      verdicts.set(s.ticketId, { kind: 'conflict', code: 'DAILY_LIMIT_EXCEEDED', detail });
   }
   const winners = live.filter((s) => !losers.has(s));
   for (const s of winners) verdicts.set(s.ticketId, { kind: 'created' });
@@ -119,6 +146,21 @@ export async function writeSubmissions(
     })),
   );
   return batch.map((s) => verdicts.get(s.ticketId)!);
+}
+
+/** The batch's submissions (in order) that would pass their senders' daily limit, with why. */
+async function overDailyLimit(
+  tx: Queryable,
+  candidates: readonly Submission[],
+  senders: readonly string[],
+  limit: DailyLimit,
+): Promise<Map<Submission, string>> {
+  const before = await sentSince(tx, senders, limit.since);
+  const refusals = dailyLimitRefusals(candidates, limit.perAddressPerDay, before, limit.operator);
+  const over = new Map<Submission, string>();
+  for (const [i, refusal] of refusals.entries())
+    if (refusal !== null) over.set(candidates[i]!, refusal.detail);
+  return over;
 }
 
 const ticketOf = (s: Submission) => ({

@@ -3,6 +3,7 @@
 // the batch in memory. One per process that writes transfers: an api process without a writer
 // (ADR 0007), or the writer, whose batches hold every api process's submissions.
 import { performance } from 'node:perf_hooks';
+import { type OperatorAddresses, utcDayStart } from '../../domain/issuer-controls.js';
 import { type Batcher, createBatcher } from '../../process/batcher.js';
 import type { Logger } from '../../process/logger.js';
 import type { Db } from '../../store/db/db.js';
@@ -57,16 +58,23 @@ export function createSubmissionCommitter(deps: {
   readonly log: Logger;
   readonly settings: CommitterSettings;
   readonly observe?: BatchObserver;
+  /** The per-address daily limit (dailyLimitPerAddress), judged again at every batch's write. */
+  readonly dailyLimit?: {
+    readonly perAddressPerDay: bigint;
+    readonly operator: OperatorAddresses;
+  } | null;
 }): SubmissionCommitter {
   const { db, settings } = deps;
   return createBatcher<Submission, SubmissionVerdict>(
     async (batch) => {
       const { distinct, settle } = settleInsideBatch(batch);
-      const leaseUntil = new Date(deps.now().getTime() + settings.leaseMs);
+      const now = deps.now();
+      const leaseUntil = new Date(now.getTime() + settings.leaseMs);
+      const dailyLimit = deps.dailyLimit == null ? null : { ...deps.dailyLimit, since: utcDayStart(now) };
       for (let attempt = 1; ; attempt++) {
         try {
           const verdicts = await observed(deps.observe, 'commit', distinct.length, () =>
-            db.transaction((tx) => writeSubmissions(tx, distinct, leaseUntil)),
+            db.transaction((tx) => writeSubmissions(tx, distinct, leaseUntil, dailyLimit)),
           );
           return settle(verdicts);
         } catch (err) {

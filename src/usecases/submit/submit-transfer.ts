@@ -186,6 +186,7 @@ export async function submitTransfer(ctx: ApiContext, req: SubmitRequest): Promi
         return answerAgain(ctx, verdict.ticketId);
       case 'conflict':
         pipeline.funding.giveBack(funding);
+        if (verdict.code === 'DAILY_LIMIT_EXCEEDED') ctx.controls?.counted?.refused(verdict.code);
         throw new DomainError(verdict.code, verdict.detail);
       case 'funding-lost':
         ctx.log.warn(
