@@ -33,7 +33,7 @@ import {
 } from '../../store/controls/seizure-store.js';
 import type { ApiContext } from '../context.js';
 import { mintTokens } from '../supply/mint-tokens.js';
-import type { PreparedTransaction } from '../supply/send-from-held-address.js';
+import { isTakenInput, type PreparedTransaction } from '../supply/send-from-held-address.js';
 
 export interface SeizureRequest {
   readonly reference: string;
@@ -269,9 +269,4 @@ async function recorded(ctx: ApiContext, seizure: Seizure, txid: string): Promis
 /** Refused because a transaction not yet answered by the network holds an input: it may free it. */
 function isHeldInput(err: unknown): boolean {
   return err instanceof DomainError && err.code === 'INPUT_LOCKED';
-}
-
-/** The submission was refused because an input is spent or held by another transaction. */
-function isTakenInput(err: unknown): boolean {
-  return err instanceof DomainError && (err.code === 'INPUT_SPENT' || err.code === 'INPUT_LOCKED');
 }

@@ -47,18 +47,52 @@ export async function sendFromHeldAddress(
   req: HeldTransfer,
   prepared?: PreparedTransaction,
 ): Promise<HeldTransferResult> {
-  const earlier = (await prepared?.earlier()) ?? null;
-  const built = earlier ?? (await buildHeldTransfer(ctx, req));
-  const raw = earlier ?? (prepared === undefined ? built : await prepared.keep(built));
-  const submitted = await submitTransfer(ctx, {
-    raw,
-    callbackUrl: null,
-    callbackSecretEnc: null,
-    apiKeyId: null,
+  const submitted = await inTurn(req.from, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const earlier = (await prepared?.earlier()) ?? null;
+      const built = earlier ?? (await buildHeldTransfer(ctx, req));
+      const raw = earlier ?? (prepared === undefined ? built : await prepared.keep(built));
+      try {
+        return await submitTransfer(ctx, { raw, callbackUrl: null, callbackSecretEnc: null, apiKeyId: null });
+      } catch (err) {
+        // Another process's transfer took an output this one picked: built here just now and
+        // kept nowhere, it reached no ticket and so no ledger, and is built again. A kept one
+        // (a retried request's, a seizure's reissue) is the caller's to judge.
+        if (prepared !== undefined || attempt >= PICKS || !isTakenInput(err)) throw err;
+      }
+    }
   });
   const outcome = await submitted.broadcast;
   if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
   return { ticketId: submitted.ticketId, txid: submitted.txid };
+}
+
+/** Times a transfer is built again because another process's took an output it picked. */
+const PICKS = 3;
+
+/**
+ * The build and commit of this process's transfers out of one held address, one at a time: two
+ * at once would pick the same oldest outputs and the second be refused (INPUT_SPENT). Module
+ * state, since the outputs it guards are the database's, whichever context asks.
+ */
+const turns = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(address: string, work: () => Promise<T>): Promise<T> {
+  const mine = (turns.get(address) ?? Promise.resolve()).then(work, work);
+  const done = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  turns.set(address, done);
+  void done.then(() => {
+    if (turns.get(address) === done) turns.delete(address);
+  });
+  return mine;
+}
+
+/** Refused because an input is spent or held by another transaction. */
+export function isTakenInput(err: unknown): boolean {
+  return err instanceof DomainError && (err.code === 'INPUT_SPENT' || err.code === 'INPUT_LOCKED');
 }
 
 /** The transfer built and signed with the held address's key, not yet submitted. */
