@@ -32,6 +32,7 @@ import {
   redeliverEvent,
   registerSubscription,
   removeSubscription,
+  SubscriptionGoneError,
   SubscriptionLimitError,
   sendTestEvent,
 } from '../../usecases/subscriptions/manage-subscriptions.js';
@@ -147,11 +148,14 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
     return verdict.url.toString();
   }
 
-  async function limited<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs a write, answering its refusals: a limit passed (422), the subscription deleted meanwhile (404). */
+  async function asProblems<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {
       if (err instanceof SubscriptionLimitError) throw new AppError('SUBSCRIPTION_LIMIT', err.message);
+      if (err instanceof SubscriptionGoneError)
+        throw new AppError('NOT_FOUND', 'no such subscription for this API key');
       throw err;
     }
   }
@@ -171,7 +175,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         const key = keyOf(request);
         const url = await checkedUrl(request.body.url);
         const addresses = checkAddresses(request.body.addresses ?? []);
-        const created = await limited(() =>
+        const created = await asProblems(() =>
           registerSubscription(db, deps.masterKey, limits, {
             apiKeyId: key.id,
             url,
@@ -218,13 +222,16 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       async (request) => {
         const found = await own(request, request.params.id);
         const { url, events, description, enabled } = request.body;
-        const changed = await changeSubscription(db, found.id, {
-          ...(url !== undefined && { url: await checkedUrl(url) }),
-          ...(events !== undefined && { events }),
-          ...(description !== undefined && { description }),
-          ...(enabled !== undefined && { enabled }),
-          now: deps.ctx.now(),
-        });
+        const checked = url === undefined ? undefined : await checkedUrl(url);
+        const changed = await asProblems(() =>
+          changeSubscription(db, found.id, {
+            ...(checked !== undefined && { url: checked }),
+            ...(events !== undefined && { events }),
+            ...(description !== undefined && { description }),
+            ...(enabled !== undefined && { enabled }),
+            now: deps.ctx.now(),
+          }),
+        );
         return subscriptionJson(changed);
       },
     );
@@ -279,7 +286,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       async (request) => {
         const found = await own(request, request.params.id);
         const { add, remove, replace } = request.body;
-        const count = await limited(() =>
+        const count = await asProblems(() =>
           changeSubscriptionAddresses(db, limits, found.id, {
             ...(add !== undefined && { add: checkAddresses(add) }),
             ...(remove !== undefined && { remove: checkAddresses(remove) }),
@@ -366,7 +373,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       },
       async (request, reply) => {
         const found = await own(request, request.params.id);
-        const webhookId = await sendTestEvent(db, found, deps.ctx.now());
+        const webhookId = await asProblems(() => sendTestEvent(db, found, deps.ctx.now()));
         reply.code(202);
         return { subscriptionId: found.id, webhookId };
       },

@@ -107,6 +107,11 @@ export async function lockSubscription(tx: Queryable, id: string): Promise<Subsc
   return rows[0] === undefined ? null : toSubscription(rows[0]);
 }
 
+/** Holds key `apiKeyId`'s subscriptions for the rest of the transaction: its registrations take turns. */
+export async function holdKeySubscriptions(tx: Queryable, apiKeyId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('subscriptions_of_key'), hashtext($1))", [apiKeyId]);
+}
+
 export async function subscriptionsOfKey(q: Queryable, apiKeyId: string): Promise<SubscriptionRow[]> {
   const rows = await q.query<Row>(
     `SELECT ${COLUMNS} FROM subscriptions s WHERE s.api_key_id = $1 ORDER BY s.created_at, s.id`,

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../crypto/random-id.js';
 import { seal } from '../../crypto/secret-box.js';
-import type { Db } from '../../store/db/db.js';
+import type { Db, Queryable } from '../../store/db/db.js';
 import {
   feedEnd,
   redeliverSubscriptionEvent,
@@ -14,6 +14,7 @@ import { insertSubscriptionEvents } from '../../store/subscriptions/subscription
 import {
   changeAddresses,
   deleteSubscription,
+  holdKeySubscriptions,
   insertSubscription,
   lockSubscription,
   type SubscriptionRow,
@@ -32,6 +33,20 @@ export interface SubscriptionLimits {
 
 /** A limit passed: nothing was written. */
 export class SubscriptionLimitError extends Error {}
+
+/** The subscription was deleted before this write's turn (after the caller found it): nothing written. */
+export class SubscriptionGoneError extends Error {
+  constructor(id: string) {
+    super(`subscription ${id} was deleted`);
+  }
+}
+
+/** Locks subscription `id` for the rest of the transaction; throws SubscriptionGoneError when it is gone. */
+async function lockedOrGone(tx: Queryable, id: string): Promise<SubscriptionRow> {
+  const row = await lockSubscription(tx, id);
+  if (row === null) throw new SubscriptionGoneError(id);
+  return row;
+}
 
 export interface AddressChange {
   readonly add?: readonly string[];
@@ -56,6 +71,8 @@ export async function registerSubscription(
   const id = uuidv7(input.now.getTime());
   checkAddressCount(new Set(input.addresses).size, limits);
   await db.transaction(async (tx) => {
+    // Registrations of one key take turns, so that two at once cannot both count one below the cap.
+    await holdKeySubscriptions(tx, input.apiKeyId);
     if ((await subscriptionCount(tx, input.apiKeyId)) >= limits.perKey)
       throw new SubscriptionLimitError(`an API key has at most ${limits.perKey} subscriptions`);
     await insertSubscription(tx, {
@@ -87,7 +104,7 @@ export async function changeSubscriptionAddresses(
   change: AddressChange,
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    await lockSubscription(tx, id);
+    await lockedOrGone(tx, id);
     const count = await changeAddresses(tx, id, change);
     checkAddressCount(count, limits);
     return count;
@@ -105,11 +122,11 @@ export async function changeSubscription(
     readonly now: Date;
   },
 ): Promise<SubscriptionRow> {
-  await db.transaction(async (tx) => {
-    await lockSubscription(tx, id);
+  return db.transaction(async (tx) => {
+    await lockedOrGone(tx, id);
     await updateSubscription(tx, id, change);
+    return (await subscriptionById(tx, id))!;
   });
-  return (await subscriptionById(db, id))!;
 }
 
 export async function removeSubscription(db: Db, id: string): Promise<void> {
@@ -120,6 +137,7 @@ export async function removeSubscription(db: Db, id: string): Promise<void> {
 export async function sendTestEvent(db: Db, subscription: SubscriptionRow, now: Date): Promise<string> {
   const webhookId = `msg_test_${randomBytes(12).toString('base64url')}`;
   await db.transaction(async (tx) => {
+    await lockedOrGone(tx, subscription.id);
     const score = await feedEnd(tx);
     await insertSubscriptionEvents(
       tx,
