@@ -172,6 +172,22 @@ describeServiceOnEachDb(
       await expectAuditClean();
     };
 
+    /** The context as a process killed before submitting leaves it: the look-up never answers. */
+    const killedBeforeSubmitting = (): ApiContext => ({
+      ...ctx,
+      submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
+    });
+    /** The context as a process killed after a ticket committed, before its broadcast, leaves it. */
+    const killedBeforeBroadcasting = (): ApiContext => ({
+      ...ctx,
+      broadcasts: {
+        ...ctx.broadcasts,
+        enqueue: () => {
+          throw new Killed('before broadcasting');
+        },
+      },
+    });
+
     before(() => {
       ctx = apiContextOf(suite.t.service.parts);
       mintKey = suite.t.service.parts.keys.mint;
@@ -180,10 +196,7 @@ describeServiceOnEachDb(
     it('killed with the order prepared, before its reissue was submitted: the retry submits the kept one', async () => {
       const order = await stolen(700n);
       const before = await tickets();
-      const dead = {
-        ...ctx,
-        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
-      };
+      const dead = killedBeforeSubmitting();
       await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
       assert.deepEqual(await seizureRow(order.reference), {
         state: 'prepared',
@@ -199,10 +212,7 @@ describeServiceOnEachDb(
     it('killed with the order prepared: the recovery pass completes it without a retry', async () => {
       const order = await stolen(701n);
       const before = await tickets();
-      const dead = {
-        ...ctx,
-        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
-      };
+      const dead = killedBeforeSubmitting();
       await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
       assert.equal(await finishPreparedSeizures(ctx, mintKey), 1);
       assert.equal((await seizureRow(order.reference))?.state, 'reissued');
@@ -214,15 +224,7 @@ describeServiceOnEachDb(
       const order = await stolen(702n);
       const before = await tickets();
       const broadcasts = [...suite.t.service.parts.devnet!.mempoolTxids()].length;
-      const dead = {
-        ...ctx,
-        broadcasts: {
-          ...ctx.broadcasts,
-          enqueue: () => {
-            throw new Killed('before broadcasting');
-          },
-        },
-      };
+      const dead = killedBeforeBroadcasting();
       await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
       assert.equal(await tickets(), before + 1, 'the ticket committed');
       assert.equal(suite.t.service.parts.devnet!.mempoolTxids().length, broadcasts, 'nothing broadcast');
@@ -257,10 +259,7 @@ describeServiceOnEachDb(
 
     it('a kept reissue whose treasury inputs an admin mint took meanwhile is built again, once', async () => {
       const order = await stolen(705n);
-      const dead = {
-        ...ctx,
-        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
-      };
+      const dead = killedBeforeSubmitting();
       await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
       // The treasury's oldest outputs, the ones the kept reissue spends, go to another mint.
       await mintTokens(ctx, mintKey, { to: party('seize crash bystander').address, amount: 3n });
@@ -270,10 +269,7 @@ describeServiceOnEachDb(
 
     it('a kept reissue whose treasury input a transfer still being broadcast holds is not built again: it commits once that transfer fails', async () => {
       const order = await stolen(706n);
-      const dead = {
-        ...ctx,
-        submissions: { ...ctx.submissions, lookUp: () => Promise.reject(new Killed('before submitting')) },
-      };
+      const dead = killedBeforeSubmitting();
       await assert.rejects(seizeAndReissue(dead, mintKey, order), Killed);
       const keptRaw = async () =>
         (
@@ -285,15 +281,7 @@ describeServiceOnEachDb(
       const kept = new Uint8Array(await keptRaw());
       // Another treasury transfer takes the kept reissue's oldest input: its ticket committed, its
       // broadcast not yet answered (a process killed before broadcasting it).
-      const unsent = {
-        ...ctx,
-        broadcasts: {
-          ...ctx.broadcasts,
-          enqueue: () => {
-            throw new Killed('before broadcasting');
-          },
-        },
-      };
+      const unsent = killedBeforeBroadcasting();
       await assert.rejects(
         mintTokens(unsent, mintKey, { to: party('seize crash holder').address, amount: 3n }),
         Killed,
