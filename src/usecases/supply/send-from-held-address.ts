@@ -78,7 +78,8 @@ const PICKS = 3;
 const turns = new Map<string, Promise<unknown>>();
 
 function inTurn<T>(address: string, work: () => Promise<T>): Promise<T> {
-  const mine = (turns.get(address) ?? Promise.resolve()).then(work, work);
+  // The chain holds only settled turns (`done` never rejects): the next starts after it.
+  const mine = (turns.get(address) ?? Promise.resolve()).then(work);
   const done = mine.then(
     () => undefined,
     () => undefined,
