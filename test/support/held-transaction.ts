@@ -77,6 +77,9 @@ export async function runWhileHeld<R>(
 ): Promise<R> {
   const holder = await held.ready;
   const running = run();
+  // `run` may settle while this waits for `held` to end; its rejection is answered below, so
+  // mark it handled now (else Node reports an unhandled rejection and fails the test).
+  running.catch(() => undefined);
   try {
     await eventually(async () => ((await someoneWaitsFor(db, holder)) ? true : undefined), what);
   } catch (err) {
