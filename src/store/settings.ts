@@ -14,6 +14,10 @@ export async function writeSetting(q: Queryable, key: string, value: unknown, no
   );
 }
 
+export async function deleteSetting(q: Queryable, key: string): Promise<void> {
+  await q.query('DELETE FROM settings WHERE key = $1', [key]);
+}
+
 /** Writes `key` unless it is there already; answers the value kept (the one written first). */
 export async function writeSettingOnce<T>(q: Queryable, key: string, value: T, now: Date): Promise<T> {
   await q.query(

@@ -77,7 +77,7 @@ export async function reserveOfTransaction(q: Queryable, txid: string): Promise<
 /** Marks outputs spent by `spentBy` (a split), or refused by the ledger with `error`. */
 export async function settleReserveOutputs(
   q: Queryable,
-  outputs: readonly ReserveOutput[],
+  outputs: readonly { readonly txid: string; readonly vout: number }[],
   settled:
     | { readonly state: 'spent'; readonly spentBy: string }
     | { readonly state: 'refused'; readonly error: string },

@@ -1,17 +1,22 @@
 // The funding pool: small P2PKH outputs of the funding key, one spent whole (to the miner) by
 // each transfer. Reserve outputs (store/funding/funding-reserve.ts), largest first, are split into the
-// pool's denominations when the pool runs low; the split is built deterministically from the
-// reserve, so a retry after a crash sends the same transaction again.
+// pool's denominations when the pool runs low. A split's signed bytes are kept before they are
+// sent, so that a retry after a crash sends the same transaction again and records what the
+// network took, whatever the fee rate or the reserve is by then.
 import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../../crypto/hash.js';
 import { lockingScriptOf } from '../../crypto/script-objects.js';
 import { publicKeyOf } from '../../crypto/secp256k1.js';
+import { txidOf } from '../../crypto/txid.js';
 import { networkFee } from '../../domain/network-fee.js';
+import { bytesEqual } from '../../domain/script-chunks.js';
 import { signP2pkhInputs } from '../../domain/sign-p2pkh.js';
+import { spentOutpoints } from '../../domain/spent-outpoints.js';
 import { buildP2pkhScript } from '../../domain/token-script.js';
 import type { Ledger } from '../../ledger/port.js';
 import type { Logger } from '../../process/logger.js';
-import type { Db } from '../../store/db/db.js';
+import { holdTransactionLock } from '../../store/db/advisory-lock.js';
+import type { Db, Queryable } from '../../store/db/db.js';
 import { addPoolOutputs, availableFundingUpTo } from '../../store/funding/funding-pool.js';
 import {
   addReserveOutputs,
@@ -19,7 +24,7 @@ import {
   type ReserveOutput,
   settleReserveOutputs,
 } from '../../store/funding/funding-reserve.js';
-import { readSetting, writeSetting } from '../../store/settings.js';
+import { deleteSetting, readSetting, writeSetting } from '../../store/settings.js';
 
 export interface Denomination {
   readonly satoshis: bigint;
@@ -51,12 +56,20 @@ export function defaultDenominations(satoshisPerKb: bigint, outputs = DEFAULT_SP
   ];
 }
 
-/** The settings key of the split under way: its largest input and its outputs. */
+/** The settings key of the split under way: its signed bytes, hex. */
 const SPLIT_INTENT = 'funding_split_intent';
 interface SplitIntent {
-  readonly input: string;
-  readonly outputs: number;
+  readonly rawTx: string;
+  /** Kept by an earlier version, which recorded the split's largest input and size, not its bytes. */
+  readonly input?: string;
+  readonly outputs?: number;
 }
+
+/**
+ * Splits are made one at a time across the processes on one database: a tracker overlapping
+ * another during a deploy resumes the split under way rather than sending a rival one.
+ */
+export const FUNDING_SPLIT_LOCK = 7_364_821_013;
 
 export interface RefillDeps {
   readonly db: Db;
@@ -69,29 +82,64 @@ export interface RefillDeps {
 
 /**
  * Splits reserve outputs (largest first, as many as the split needs) into the pool, `outputs` of
- * them, when fewer than `lowWater` outputs are available. A split the ledger refuses for good
- * marks its reserve outputs `refused` (they were spent elsewhere, say) so that the next refill
- * tries others.
+ * them, when fewer than `lowWater` outputs are available; first, whatever the level, sends again
+ * and records a split kept but not recorded (a crash, a ledger out of reach). A split the ledger
+ * refuses for good marks its reserve outputs `refused` (they were spent elsewhere, say) so that
+ * the next refill tries others. Answers the split's txid, or null when none was sent.
  */
 export async function refillFundingPool(
   deps: RefillDeps,
   lowWater: number,
   wanted = DEFAULT_SPLIT_OUTPUTS,
 ): Promise<string | null> {
+  const raw = (await keptSplit(deps.db)) ?? (await newSplit(deps, lowWater, wanted));
+  return raw === null ? null : sendSplit(deps, raw);
+}
+
+const bytesOf = (intent: SplitIntent | null): Uint8Array | null =>
+  typeof intent?.rawTx === 'string' ? Uint8Array.from(Buffer.from(intent.rawTx, 'hex')) : null;
+
+const keptSplit = async (q: Queryable) => bytesOf(await readSetting<SplitIntent>(q, SPLIT_INTENT));
+
+/** Builds, signs and keeps a split when the pool is low and no split is kept; its bytes. */
+async function newSplit(deps: RefillDeps, lowWater: number, wanted: number): Promise<Uint8Array | null> {
   if ((await availableFundingUpTo(deps.db, lowWater)) >= lowWater) return null;
-  const reserve = await availableReserve(deps.db);
-  if (reserve.length === 0) return null;
-  // The split's size is recorded before it is sent: a retry after a crash between sending and
-  // recording makes the same split (same inputs, same outputs) whatever demand says by then.
-  const first = `${reserve[0]!.txid}_${reserve[0]!.vout}`;
-  const intent = await readSetting<SplitIntent>(deps.db, SPLIT_INTENT);
-  const outputs = intent?.input === first ? intent.outputs : wanted;
-  if (intent?.input !== first)
-    await writeSetting(deps.db, SPLIT_INTENT, { input: first, outputs } satisfies SplitIntent, deps.now());
   const rate = await deps.feeRate();
-  const script = buildP2pkhScript(hash160(publicKeyOf(deps.fundingKey)));
-  const denominations = defaultDenominations(rate, outputs);
-  const pool = denominations.flatMap((d) => Array.from({ length: d.count }, () => d.satoshis));
+  return deps.db.transaction(async (tx) => {
+    await holdTransactionLock(tx, FUNDING_SPLIT_LOCK);
+    const intent = await readSetting<SplitIntent>(tx, SPLIT_INTENT);
+    const kept = bytesOf(intent);
+    if (kept !== null) return kept;
+    // Another process's split may have filled the pool while this one waited for its turn.
+    if ((await availableFundingUpTo(tx, lowWater)) >= lowWater) return null;
+    const reserve = await availableReserve(tx);
+    if (reserve.length === 0) return null;
+    // An earlier version's crash between sending and recording: the same size, as it did.
+    const first = `${reserve[0]!.txid}_${reserve[0]!.vout}`;
+    const outputs = intent?.input === first && typeof intent.outputs === 'number' ? intent.outputs : wanted;
+    const raw = buildSplit(deps, reserve, rate, outputs);
+    if (raw !== null)
+      await writeSetting(
+        tx,
+        SPLIT_INTENT,
+        { rawTx: Buffer.from(raw).toString('hex') } satisfies SplitIntent,
+        deps.now(),
+      );
+    return raw;
+  });
+}
+
+/** The split of `outputs` pool outputs from the largest reserve outputs, signed; null when the reserve cannot pay it. */
+function buildSplit(
+  deps: RefillDeps,
+  reserve: readonly ReserveOutput[],
+  rate: bigint,
+  outputs: number,
+): Uint8Array | null {
+  const script = fundingScriptOf(deps.fundingKey);
+  const pool = defaultDenominations(rate, outputs).flatMap((d) =>
+    Array.from({ length: d.count }, () => d.satoshis),
+  );
   const poolTotal = pool.reduce((a, b) => a + b, 0n);
   const chosen: ReserveOutput[] = [];
   let total = 0n;
@@ -120,26 +168,75 @@ export async function refillFundingPool(
     chosen.map((input) => ({ lockingScript: script, satoshis: input.satoshis })),
     deps.fundingKey,
   );
-  const txid = tx.id('hex');
-  const result = await deps.ledger.broadcast(tx.toUint8Array());
+  return tx.toUint8Array();
+}
+
+const fundingScriptOf = (fundingKey: Uint8Array) => buildP2pkhScript(hash160(publicKeyOf(fundingKey)));
+
+/** Broadcasts a kept split and records what the ledger answered; its txid once accepted. */
+async function sendSplit(deps: RefillDeps, raw: Uint8Array): Promise<string> {
+  const txid = txidOf(raw);
+  const result = await deps.ledger.broadcast(raw);
   if (!result.ok) {
-    if (!result.retryable) {
-      await settleReserveOutputs(deps.db, chosen, { state: 'refused', error: result.reason });
+    if (!result.retryable && (await settleSplit(deps, raw, { refused: result.reason })))
       deps.log.error(
-        { txid, inputs: chosen.map((o) => `${o.txid}_${o.vout}`), reason: result.reason },
+        {
+          txid,
+          inputs: (spentOutpoints(raw) ?? []).map((o) => `${o.txid}_${o.vout}`),
+          reason: result.reason,
+        },
         'funding split refused by the ledger: its reserve outputs are marked refused',
       );
-    }
     throw new Error(`funding split refused by the ledger: ${result.reason}`);
   }
-  await deps.db.transaction(async (q) => {
-    await addPoolOutputs(q, txid, pool, script);
-    await settleReserveOutputs(q, chosen, { state: 'spent', spentBy: txid });
-    await addReserveOutputs(q, [{ txid, vout: pool.length, satoshis: change }], 'split', deps.now());
-  });
-  deps.log.info(
-    { txid, inputs: chosen.length, outputs: pool.length, reserve: change.toString() },
-    'funding pool refilled',
-  );
+  if (await settleSplit(deps, raw, { accepted: true })) {
+    const parsed = Transaction.fromBinary(Array.from(raw));
+    deps.log.info(
+      {
+        txid,
+        inputs: parsed.inputs.length,
+        outputs: parsed.outputs.length - 1,
+        reserve: String(parsed.outputs.at(-1)!.satoshis),
+      },
+      'funding pool refilled',
+    );
+  }
   return txid;
+}
+
+/**
+ * Records the kept split `raw` as the ledger answered it, reading its inputs and outputs from
+ * its own bytes: accepted, its outputs but the last join the pool, the last (change) the
+ * reserve, and its inputs are spent; refused, its inputs are marked refused. False when another
+ * process recorded it first (the kept split is no longer this one).
+ */
+async function settleSplit(
+  deps: RefillDeps,
+  raw: Uint8Array,
+  answer: { readonly accepted: true } | { readonly refused: string },
+): Promise<boolean> {
+  const inputs = spentOutpoints(raw);
+  if (inputs === null) throw new Error('the kept funding split is not a whole transaction');
+  const txid = txidOf(raw);
+  return deps.db.transaction(async (tx) => {
+    await holdTransactionLock(tx, FUNDING_SPLIT_LOCK);
+    const kept = await keptSplit(tx);
+    if (kept === null || txidOf(kept) !== txid) return false;
+    if ('refused' in answer) {
+      await settleReserveOutputs(tx, inputs, { state: 'refused', error: answer.refused });
+    } else {
+      const script = fundingScriptOf(deps.fundingKey);
+      const outputs = Transaction.fromBinary(Array.from(raw)).outputs.map((o) => {
+        if (!bytesEqual(Uint8Array.from(o.lockingScript.toBinary()), script))
+          throw new Error(`the kept funding split ${txid} pays a script other than the funding key's`);
+        return BigInt(o.satoshis!);
+      });
+      const change = outputs.pop()!;
+      await addPoolOutputs(tx, txid, outputs, script);
+      await settleReserveOutputs(tx, inputs, { state: 'spent', spentBy: txid });
+      await addReserveOutputs(tx, [{ txid, vout: outputs.length, satoshis: change }], 'split', deps.now());
+    }
+    await deleteSetting(tx, SPLIT_INTENT);
+    return true;
+  });
 }
