@@ -42,10 +42,27 @@ export async function feedBatchEnd(
   return { last: last === null ? null : BigInt(last), count: Number(rows[0]?.n ?? 0) };
 }
 
+/**
+ * Holds the subscriptions `ids` (FOR SHARE) for the rest of `tx` and answers whether each is
+ * enabled now: an owner's disable or delete committed while the batch was read is seen here,
+ * and one asked meanwhile waits for the batch's events (then skips or deletes them with the
+ * rest). A subscription deleted meanwhile is absent.
+ */
+export async function holdSubscriptionStates(
+  tx: Queryable,
+  ids: readonly string[],
+): Promise<ReadonlyMap<string, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; enabled: boolean }>(
+    'SELECT id::text AS id, enabled FROM subscriptions WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.enabled]));
+}
+
 export interface SubscribedChange {
   readonly subscriptionId: string;
   readonly events: readonly string[];
-  readonly enabled: boolean;
   readonly address: string;
   readonly txid: string;
   readonly score: bigint;
@@ -71,7 +88,6 @@ export interface SubscribedChange {
 interface ChangeRow {
   subscription_id: string;
   events: string[];
-  enabled: boolean;
   address: string;
   txid: string;
   score: string;
@@ -101,7 +117,7 @@ export async function subscribedChanges(
   upTo: bigint,
 ): Promise<SubscribedChange[]> {
   const rows = await q.query<ChangeRow>(
-    `SELECT sa.subscription_id, s.events, s.enabled, sa.address, t.txid, t.score::text AS score, t.state,
+    `SELECT sa.subscription_id, s.events, sa.address, t.txid, t.score::text AS score, t.state,
             t.updated_at <> t.created_at AS rescored, t.created_at, t.height, t.blk_hash, t.blk_time::text AS blk_time,
             t.senders, t.receivers,
             (SELECT COALESCE(sum(o.amount), 0)::text FROM token_outputs o
@@ -123,7 +139,6 @@ export async function subscribedChanges(
   return rows.map((r) => ({
     subscriptionId: r.subscription_id,
     events: r.events,
-    enabled: r.enabled,
     address: r.address,
     txid: r.txid,
     score: BigInt(r.score),

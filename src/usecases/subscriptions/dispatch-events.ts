@@ -13,6 +13,7 @@ import {
 } from '../../store/subscriptions/subscription-events.js';
 import {
   feedBatchEnd,
+  holdSubscriptionStates,
   lockDispatchCursor,
   moveDispatchCursor,
   subscribedChanges,
@@ -54,6 +55,7 @@ export async function dispatchOnce(
     const end = await feedBatchEnd(tx, cursor, batch, bound);
     if (end.last === null) return { events: 0, more: false, byStatus: {} };
     const changes = await subscribedChanges(tx, cursor, end.last);
+    const enabled = await holdSubscriptionStates(tx, [...new Set(changes.map((c) => c.subscriptionId))]);
     const events: NewSubscriptionEvent[] = [];
     let upTo = end.last;
     for (const change of changes) {
@@ -64,7 +66,7 @@ export async function dispatchOnce(
         upTo = change.score - 1n;
         continue;
       }
-      if (plan.kind === 'none') continue;
+      if (plan.kind === 'none' || !enabled.has(change.subscriptionId)) continue;
       events.push({
         webhookId: webhookIdOf(change.subscriptionId, change.txid, change.address, plan.status, change.score),
         subscriptionId: change.subscriptionId,
@@ -74,7 +76,7 @@ export async function dispatchOnce(
         status: plan.status,
         score: change.score,
         payload: plan.payload,
-        state: change.enabled ? 'pending' : 'skipped',
+        state: enabled.get(change.subscriptionId) ? 'pending' : 'skipped',
       });
     }
     const kept = events.filter((e) => e.score <= upTo);
