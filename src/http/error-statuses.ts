@@ -57,6 +57,7 @@ export const ERRORS = {
   PROPOSAL_CLOSED: { status: 409, title: 'Proposal is not open for votes' },
   ALREADY_VOTED: { status: 409, title: 'This key has voted on the proposal already' },
   POLICY_CHANGED: { status: 409, title: 'Approval policy changed while the change was judged' },
+  EVENT_IN_DELIVERY: { status: 409, title: 'The event is being delivered now' },
   TX_NOT_FOUND: { status: 404, title: 'Transaction not known to the ledger' },
   RAWTX_REQUIRED: { status: 422, title: 'The ledger serves no raw transactions: give rawtx' },
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },

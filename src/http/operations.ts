@@ -143,7 +143,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'POST /v2/subscriptions/{id}/events/{webhookId}/redeliver': {
     id: 'redeliverSubscriptionEvent',
     tag: 'webhooks',
-    errors: SUBSCRIPTION_CODES,
+    errors: [...SUBSCRIPTION_CODES, 'EVENT_IN_DELIVERY'],
   },
   'POST /v2/subscriptions/{id}/test': { id: 'testSubscription', tag: 'webhooks', errors: SUBSCRIPTION_CODES },
   'GET /v2/history/{address}': {

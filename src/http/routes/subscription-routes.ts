@@ -29,6 +29,7 @@ import { ADDRESS_EVENT_TYPES } from '../../usecases/subscriptions/address-event.
 import {
   changeSubscription,
   changeSubscriptionAddresses,
+  EventInDeliveryError,
   redeliverEvent,
   registerSubscription,
   removeSubscription,
@@ -156,6 +157,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       if (err instanceof SubscriptionLimitError) throw new AppError('SUBSCRIPTION_LIMIT', err.message);
       if (err instanceof SubscriptionGoneError)
         throw new AppError('NOT_FOUND', 'no such subscription for this API key');
+      if (err instanceof EventInDeliveryError) throw new AppError('EVENT_IN_DELIVERY', err.message);
       throw err;
     }
   }
@@ -352,14 +354,14 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         schema: {
           params: eventParams,
           querystring,
-          response: { 202: EventQueued, ...problemResponses(400, 404) },
+          response: { 202: EventQueued, ...problemResponses(400, 404, 409) },
         },
       },
       async (request, reply) => {
         const found = await own(request, request.params.id);
         const event = await subscriptionEventByWebhookId(db, found.id, request.params.webhookId);
         if (event === null) throw new AppError('NOT_FOUND', 'no such event of this subscription');
-        await redeliverEvent(db, event, deps.ctx.now());
+        await asProblems(() => redeliverEvent(db, event, deps.ctx.now()));
         reply.code(202);
         return { subscriptionId: found.id, webhookId: event.webhookId };
       },

@@ -115,14 +115,21 @@ export async function attemptsOfEvent(q: Queryable, eventId: string): Promise<At
   return rows.map((r) => ({ at: r.at, statusCode: r.status_code, latencyMs: r.latency_ms, error: r.error }));
 }
 
-/** Sends an event again from now, with a fresh retry window (the same webhook-id). */
-export async function redeliverSubscriptionEvent(q: Queryable, eventId: string, now: Date): Promise<void> {
-  await q.query(
+/**
+ * Sends an event again from now, with a fresh retry window (the same webhook-id); false, and
+ * nothing changed, while a deliverer holds it (its attempt under way is the send, and clearing
+ * its lease would let another deliverer send it too and drop that attempt from the log). A
+ * lease run out (a deliverer gone) is taken back.
+ */
+export async function redeliverSubscriptionEvent(q: Queryable, eventId: string, now: Date): Promise<boolean> {
+  const rows = await q.query(
     `UPDATE subscription_events SET state = 'pending', next_attempt_at = $2, first_attempt_at = NULL,
             lease_owner = NULL, lease_until = NULL
-      WHERE id = $1`,
+      WHERE id = $1 AND (lease_until IS NULL OR lease_until < $2)
+      RETURNING 1`,
     [eventId, now],
   );
+  return rows.length > 0;
 }
 
 /** The feed's current end: the score a test event is listed at. */

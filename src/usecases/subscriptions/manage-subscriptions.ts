@@ -41,6 +41,13 @@ export class SubscriptionGoneError extends Error {
   }
 }
 
+/** A deliverer is sending the event now: a redelivery would send it twice. */
+export class EventInDeliveryError extends Error {
+  constructor(webhookId: string) {
+    super(`event ${webhookId} is being delivered now; ask again once its attempt is recorded`);
+  }
+}
+
 /** Locks subscription `id` for the rest of the transaction; throws SubscriptionGoneError when it is gone. */
 async function lockedOrGone(tx: Queryable, id: string): Promise<SubscriptionRow> {
   const row = await lockSubscription(tx, id);
@@ -164,6 +171,7 @@ export async function sendTestEvent(db: Db, subscription: SubscriptionRow, now: 
   return webhookId;
 }
 
+/** Queues the event again from now; EventInDeliveryError while a deliverer is sending it. */
 export async function redeliverEvent(db: Db, event: SubscriptionEventInfo, now: Date): Promise<void> {
-  await redeliverSubscriptionEvent(db, event.id, now);
+  if (!(await redeliverSubscriptionEvent(db, event.id, now))) throw new EventInDeliveryError(event.webhookId);
 }
