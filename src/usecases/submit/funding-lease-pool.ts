@@ -74,7 +74,7 @@ export function createFundingLeasePool(deps: {
   const owner = settings.owner ?? `lease-${randomUUID()}`;
   // What an earlier run of this owner left goes back before the first lease (which it would
   // otherwise be mistaken for); a failure leaves those leases to lapse by themselves.
-  const ready =
+  const released =
     settings.owner === undefined
       ? Promise.resolve()
       : releaseFundingLeases(deps.db, owner).catch((err) =>
@@ -105,7 +105,7 @@ export function createFundingLeasePool(deps: {
   };
 
   const leaseMore = async (): Promise<void> => {
-    await ready;
+    await released;
     try {
       const missing = wanted() - free.length;
       if (missing > 0 && !closed) {
@@ -161,8 +161,8 @@ export function createFundingLeasePool(deps: {
       await signal.nextRefill(Math.min(REFILL_RECHECK_MS, until - Date.now()));
       if (closed) break;
       await topUp();
-      const ready = pick(minSatoshis);
-      if (ready !== null) return ready;
+      const picked = pick(minSatoshis);
+      if (picked !== null) return picked;
       const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
       if (one !== undefined) return one;
     }
@@ -175,16 +175,17 @@ export function createFundingLeasePool(deps: {
       if (closed) return null;
       taken.push(Date.now());
       for (let round = 0; round < 3; round++) {
-        const ready = pick(minSatoshis);
-        if (ready !== null) return ready;
+        const picked = pick(minSatoshis);
+        if (picked !== null) return picked;
         const before = free.length;
         await topUp();
         if (free.length === before) break;
       }
-      const ready = pick(minSatoshis);
-      if (ready !== null) return ready;
-      // Nothing leased is large enough: lease one of this size now.
-      await ready;
+      const picked = pick(minSatoshis);
+      if (picked !== null) return picked;
+      // Nothing leased is large enough: lease one of this size now (after the earlier run's
+      // leases went back, which would otherwise give this one back too).
+      await released;
       const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
       return one ?? (await waitForRefill(minSatoshis));
     },
@@ -192,7 +193,7 @@ export function createFundingLeasePool(deps: {
       if (!closed) insert(output);
     },
     size: () => free.length,
-    started: () => ready,
+    started: () => released,
     resync: keep,
     async close() {
       closed = true;
