@@ -42,19 +42,19 @@ export async function feedAfter(
     order: 'asc',
     bound,
   });
-  const counts = new Map<string, { n: number; last: bigint }>();
+  // Where each address's own range was cut: its limit-th record. The page holds more of its
+  // records than that (those another address's range brought in, above the cut), but not the
+  // ones between, so the page must end there and not at the address's last record in it.
+  const counts = new Map<string, number>();
+  let cut: bigint | null = null;
+  const asked = new Set(query.addresses);
   for (const r of records) {
     for (const a of new Set([...r.senders, ...r.receivers])) {
-      const c = counts.get(a) ?? { n: 0, last: 0n };
-      c.n++;
-      c.last = r.score;
-      counts.set(a, c);
+      if (!asked.has(a)) continue;
+      const n = (counts.get(a) ?? 0) + 1;
+      counts.set(a, n);
+      if (n === query.limit && (cut === null || r.score < cut)) cut = r.score;
     }
-  }
-  let cut: bigint | null = null;
-  for (const a of query.addresses) {
-    const c = counts.get(a);
-    if (c !== undefined && c.n >= query.limit && (cut === null || c.last < cut)) cut = c.last;
   }
   if (cut === null) return { records, end: true };
   const upTo = cut;
