@@ -131,6 +131,12 @@ describe('SPV: merkle paths and Atomic BEEF', () => {
     assert.equal(listed.status, 200, listed.text);
   });
 
+  it('a height past what a block height can be is a bad request, not a 500', async () => {
+    const answer = await http(t.url, 'GET', '/v2/headers?from=3000000000');
+    assert.equal(answer.status, 400);
+    assert.equal((answer.json as { code: string }).code, 'INVALID_PARAMETER');
+  });
+
   it('a tampered path fails', async () => {
     const tx = Transaction.fromAtomicBEEF(Buffer.from(await beefOf(transferTxid), 'hex'));
     const path = tx.merklePath!;

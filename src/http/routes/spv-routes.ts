@@ -191,7 +191,13 @@ export function spvRoutes(deps: RouteDeps) {
           querystring: Type.Object({
             ...authTokenQuery,
             from: Type.Optional(
-              Type.Integer({ minimum: 0, description: 'Lowest height answered', examples: [0] }),
+              // Heights are kept as int4: a larger one is a bad request, not a database error.
+              Type.Integer({
+                minimum: 0,
+                maximum: 2_147_483_647,
+                description: 'Lowest height answered',
+                examples: [0],
+              }),
             ),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           }),
