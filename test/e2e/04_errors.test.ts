@@ -98,8 +98,18 @@ describe('error statuses over a real socket', () => {
       assertProblem(await post('/v1/sync', [], admin), 400, 'INVALID_REQUEST');
     });
 
-    it('POST /v2/utxos: page 0, size 1001, order up, non-integers, a bad address', async () => {
-      for (const query of ['page=0', 'size=0', 'size=1001', 'order=up', 'page=1.5', 'size=ten', 'page=-1']) {
+    it('POST /v2/utxos: page 0, size 1001, order up, non-integers, past 100,000 outputs, a bad address', async () => {
+      const deep = ['page=101&size=1000', 'page=10001', 'page=1000000&size=1000'];
+      for (const query of [
+        'page=0',
+        'size=0',
+        'size=1001',
+        'order=up',
+        'page=1.5',
+        'size=ten',
+        'page=-1',
+        ...deep,
+      ]) {
         assertProblem(await post(`/v2/utxos?${query}`, [alice.address], admin), 400, 'INVALID_PARAMETER');
       }
       assertProblem(

@@ -16,6 +16,9 @@ import type { RouteDeps } from './route-deps.js';
 import { anonymousCap, syncStream } from './sync-stream.js';
 import { base64, configJson, syncRecordJson, utxoJson } from './wire.js';
 
+/** How deep into an address set's outputs a UTXO page may start: each page reads all before it. */
+export const MAX_UTXO_DEPTH = 100_000;
+
 const read = { scope: 'read' as const };
 
 const BalanceList = Type.Array(
@@ -154,6 +157,12 @@ export function readRoutes(deps: RouteDeps) {
       },
       async (request) => {
         const { page = 1, size = 10, order = 'asc' } = request.query;
+        // A page is read from the first output on: a deep one reads every output before it.
+        if ((page - 1) * size >= MAX_UTXO_DEPTH)
+          throw new AppError(
+            'INVALID_PARAMETER',
+            `query parameter 'page' reaches past the first ${MAX_UTXO_DEPTH} outputs (page ${page} of size ${size})`,
+          );
         const outputs = await unspentOutputs({
           addresses: checkAddresses(request.body),
           page,
