@@ -137,9 +137,17 @@ export function groupHistories(
   records: readonly HistorySyncRecord[],
   config: HistoryConfig,
 ): HistoryResponse[] {
+  // An address asked again in the group gets the same answer: worked out once (each answer
+  // parses every record of the address).
+  const answered = new Map<string, HistoryResponse>();
   return group.addresses.map((address) => {
-    const first = group.params.find((p) => p.address === address);
-    return respond(address, records, config, first ?? {}, true);
+    let answer = answered.get(address);
+    if (answer === undefined) {
+      const first = group.params.find((p) => p.address === address);
+      answer = respond(address, records, config, first ?? {}, true);
+      answered.set(address, answer);
+    }
+    return answer;
   });
 }
 

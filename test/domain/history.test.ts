@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PrivateKey } from '@bsv/sdk';
 import { DomainError } from '../../src/domain/domain-error.js';
-import { type HistoryQuery, historyFor } from '../../src/domain/history.js';
+import { groupHistories, type HistoryQuery, historyFor, historyGroups } from '../../src/domain/history.js';
 import { fromHex } from '../../src/domain/script-chunks.js';
 import { checkHistories, checkHistory, historyConfigOf, realVectors } from '../support/client-agreement.js';
 import {
@@ -75,7 +75,34 @@ describe('history agrees with the reference client', () => {
         client,
         addresses.map((address) => ({ address })),
       );
+      // An address asked several times is answered each time, as the client answers it.
+      await checkHistories(
+        api,
+        client,
+        [mint, mint, addresses[1]!, mint].map((address) => ({ address })),
+      );
     });
+    // An address asked many times is worked out once: its records' bytes are read as often as
+    // for one ask.
+    let reads = 0;
+    const counted = api.records.map((r) => ({
+      ...r,
+      get rawtx() {
+        reads++;
+        return r.rawtx;
+      },
+    }));
+    const readsFor = (asks: number) => {
+      reads = 0;
+      const [group] = historyGroups(Array.from({ length: asks }, () => ({ address: mint })));
+      const answers = groupHistories(group!, counted, historyConfigOf(api));
+      assert.equal(answers.length, asks);
+      assert.ok(answers.every((a) => a === answers[0]));
+      return reads;
+    };
+    const once = readsFor(1);
+    assert.ok(once > 0);
+    assert.equal(readsFor(50), once);
     // The mint's change of 18446744073704500000 is beyond 2^53: the client's numbers are doubles.
     assert.ok(inexact > 0, 'the huge real amounts were compared approximately');
   });

@@ -211,16 +211,16 @@ export function historyRoutes(deps: RouteDeps) {
           ...(item.limit === undefined ? {} : { limit: item.limit }),
           ...(item.order === undefined ? {} : { order: item.order }),
         }));
-        const cap = anonymousCap(request, deps);
-        // An anonymous caller's groups share one budget of `cap` records (one group per distinct
-        // fromScore, so up to maxAddresses groups): each reads at most what is left of it, split
-        // among its addresses, and at least one record per address once it is spent.
-        let budget = cap ?? 0;
+        // The groups share one budget of records (one group per distinct fromScore, so up to
+        // maxAddresses groups): an anonymous caller's cap, else MAX_HISTORY_LIMIT, what one
+        // address may ask for (the answer is held whole). Each group reads at most what is left
+        // of it, split among its addresses, and at least one record per address once it is spent.
+        let budget = anonymousCap(request, deps) ?? MAX_HISTORY_LIMIT;
         const answers: HistoryJson[] = [];
         for (const group of historyGroups(params)) {
-          const perAddress = cap === null ? null : Math.max(1, Math.floor(budget / group.addresses.length));
+          const perAddress = Math.max(1, Math.floor(budget / new Set(group.addresses).size));
           const selection =
-            perAddress !== null && (group.selection.limit === 0 || group.selection.limit > perAddress)
+            group.selection.limit === 0 || group.selection.limit > perAddress
               ? { ...group.selection, limit: perAddress }
               : group.selection;
           const records = await select(group.addresses, selection);
