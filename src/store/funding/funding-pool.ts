@@ -103,3 +103,20 @@ export async function recordedFundingOutpoints(q: Queryable, txids: readonly str
   );
   return new Set(rows.map((r) => `${r.txid}:${Number(r.vout)}`));
 }
+
+/** Keeps a split's raw bytes (migration 045): the parent of the funding inputs it pays. */
+export async function keepFundingTransaction(q: Queryable, txid: string, raw: Uint8Array): Promise<void> {
+  await q.query('INSERT INTO funding_transactions (txid, raw_tx) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    txid,
+    raw,
+  ]);
+}
+
+/** A kept split's raw bytes, or null. */
+export async function fundingTransaction(q: Queryable, txid: string): Promise<Uint8Array | null> {
+  const rows = await q.query<{ raw_tx: Uint8Array }>(
+    'SELECT raw_tx FROM funding_transactions WHERE txid = $1',
+    [txid],
+  );
+  return rows[0]?.raw_tx ?? null;
+}

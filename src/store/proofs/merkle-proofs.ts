@@ -26,6 +26,22 @@ export async function proofIn(q: Queryable, txid: string, blockHash: string): Pr
   return row === undefined ? null : { txid, blockHash, height: row.height, bump: row.bump };
 }
 
+/**
+ * A stored path of `txid` in a block that is current at its height (for a transaction the change
+ * feed does not hold, whose block only the ledger could name otherwise), or null.
+ */
+export async function currentProofOf(q: Queryable, txid: string): Promise<StoredProof | null> {
+  const rows = await q.query<{ block_hash: string; height: number; bump: Uint8Array }>(
+    `SELECT p.block_hash, p.height, p.bump FROM merkle_proofs p
+       JOIN block_headers h ON h.hash = p.block_hash AND h.current
+      WHERE p.txid = $1
+      ORDER BY p.height DESC LIMIT 1`,
+    [txid],
+  );
+  const row = rows[0];
+  return row === undefined ? null : { txid, blockHash: row.block_hash, height: row.height, bump: row.bump };
+}
+
 /** Keeps a path and its block's header (the current one at its height from now on). */
 export async function saveProof(q: Queryable, proof: StoredProof, merkleRoot: string): Promise<void> {
   await q.query(

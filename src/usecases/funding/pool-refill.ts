@@ -17,7 +17,11 @@ import type { Ledger } from '../../ledger/port.js';
 import type { Logger } from '../../process/logger.js';
 import { holdTransactionLock } from '../../store/db/advisory-lock.js';
 import type { Db, Queryable } from '../../store/db/db.js';
-import { addPoolOutputs, availableFundingUpTo } from '../../store/funding/funding-pool.js';
+import {
+  addPoolOutputs,
+  availableFundingUpTo,
+  keepFundingTransaction,
+} from '../../store/funding/funding-pool.js';
 import {
   addReserveOutputs,
   availableReserve,
@@ -233,6 +237,7 @@ async function settleSplit(
       });
       const change = outputs.pop()!;
       await addPoolOutputs(tx, txid, outputs, script);
+      await keepFundingTransaction(tx, txid, raw);
       await settleReserveOutputs(tx, inputs, { state: 'spent', spentBy: txid });
       await addReserveOutputs(tx, [{ txid, vout: outputs.length, satoshis: change }], 'split', deps.now());
     }

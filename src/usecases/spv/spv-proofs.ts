@@ -4,9 +4,11 @@
 // block the change feed says the transaction is in now chooses the path, so after a reorg the
 // path of the new block is fetched and served. A transaction as Atomic BEEF (BRC-95) carries
 // every ancestor back to mined ones (token inputs and the funding input alike), each mined one
-// with its path.
+// with its path; a funding split's bytes and path are kept too, so a BEEF asks the ledger only
+// of what the service has not seen mined.
 import { MerklePath, Transaction } from '@bsv/sdk';
-import { proofIn, recordPlaces, saveProof } from '../../store/proofs/merkle-proofs.js';
+import { fundingTransaction } from '../../store/funding/funding-pool.js';
+import { currentProofOf, proofIn, recordPlaces, saveProof } from '../../store/proofs/merkle-proofs.js';
 import type { ServiceContext } from '../context.js';
 
 export interface TxProof {
@@ -41,18 +43,23 @@ export async function proofOf(
 ): Promise<TxProof | null> {
   const block =
     knownBlock === undefined ? (await recordPlaces(ctx.db, [txid])).get(txid)?.blockHash : knownBlock;
-  if (block !== null && block !== undefined) {
-    const kept = await proofIn(ctx.db, txid, block);
-    if (kept !== null) {
-      const hex = Buffer.from(kept.bump).toString('hex');
-      return {
-        txid,
-        blockHash: block,
-        height: kept.height,
-        merklePath: hex,
-        merkleRoot: MerklePath.fromHex(hex).computeRoot(txid),
-      };
-    }
+  // A record of the feed: the block it names. Another transaction (a funding split): a path kept
+  // in a block still current at its height, so that each BEEF does not ask the ledger again.
+  const kept =
+    block === undefined
+      ? await currentProofOf(ctx.db, txid)
+      : block === null
+        ? null
+        : await proofIn(ctx.db, txid, block);
+  if (kept !== null) {
+    const hex = Buffer.from(kept.bump).toString('hex');
+    return {
+      txid,
+      blockHash: kept.blockHash,
+      height: kept.height,
+      merklePath: hex,
+      merkleRoot: MerklePath.fromHex(hex).computeRoot(txid),
+    };
   }
   const status = await ctx.ledger.status(txid);
   if (status.kind !== 'mined' || status.merklePath === '') return null;
@@ -86,7 +93,9 @@ export async function provenTransaction(ctx: ServiceContext, txid: string): Prom
     if (made.size >= MAX_TRANSACTIONS)
       throw new SpvError('too-deep', `more than ${MAX_TRANSACTIONS} unmined ancestors`);
     const place = (await recordPlaces(ctx.db, [id])).get(id);
-    const raw = place?.raw ?? (await ctx.ledger.rawTransaction(id));
+    // A funding split is no record of the feed; its bytes are kept apart (ARC serves a raw
+    // transaction only from the memory of the process that broadcast it).
+    const raw = place?.raw ?? (await fundingTransaction(ctx.db, id)) ?? (await ctx.ledger.rawTransaction(id));
     if (raw === null) throw new SpvError('not-found', `transaction ${id} is not known`);
     const tx = Transaction.fromBinary(Array.from(raw));
     made.set(id, tx);
