@@ -13,6 +13,7 @@ import { applyLedgerStatuses, type LedgerUpdate } from '../../src/usecases/track
 import { BACKSTOP_POLLS, MEMPOOL_BACKSTOP_POLLS } from '../../src/usecases/track/tracker-timing.js';
 import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
@@ -368,4 +369,30 @@ describeOnEachDb('applyLedgerStatuses', (fresh) => {
       }
     });
   }
+
+  it('a spender claimed while its parent is being failed fails with it (PostgreSQL)', async (t) => {
+    if (fresh.db.dialect !== 'postgres') return t.skip('PGlite runs one transaction at a time');
+    const root = await ticketWithRecord(fresh.db, { status: 'SUCCESS' });
+    // A transfer spending the root's output is being claimed: its reservation written, not
+    // committed, when the root's rejection comes.
+    let child: Awaited<ReturnType<typeof ticketWithRecord>> | undefined;
+    const claiming = holdOpen(fresh.db, async (tx) => {
+      const inTx: Db = { ...inside(fresh.db, tx), query: (sql, params) => tx.query(sql, params) };
+      child = await ticketWithRecord(inTx, { status: 'BROADCASTING', spends: [root.outpoint] });
+      return backendPid(tx);
+    });
+    await runWhileHeld(
+      fresh.db,
+      claiming,
+      () =>
+        applyLedgerStatuses(contextOn(fresh.db), [
+          { txid: root.txid, view: { status: { kind: 'rejected', reason: 'double spent' } } },
+        ]),
+      'the rejection to wait for the claim',
+    );
+    assert.equal((await ticket(root.id)).status, 'FAILED');
+    assert.equal((await ticket(child!.id)).status, 'FAILED', 'the spender of a failed output fails too');
+    const left = await fresh.db.query('SELECT 1 FROM token_outputs WHERE txid = $1', [child!.txid]);
+    assert.equal(left.length, 0, 'no output of the spender is left in the index');
+  });
 });

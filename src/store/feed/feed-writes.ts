@@ -32,21 +32,37 @@ export async function lockRecords(tx: Queryable, txids: readonly string[]): Prom
 
 /**
  * Txids of transactions that spend outputs of `txids`, and of their spenders, and so on: each
- * with the transaction whose output it spends (a failed transaction fails all of them).
+ * with the transaction whose output it spends (a failed transaction fails all of them). Each
+ * level's outputs are locked before their spenders are read, and stay locked to the commit,
+ * which deletes them: a claim of one of them committed first is read here and its transaction
+ * fails with the rest; one asked meanwhile waits, then finds the output gone. (Read without the
+ * lock, a claim committed between this read and the delete escaped the failure: a transfer
+ * spending an output that no longer existed, its own outputs new tokens in the index.)
  */
 export async function spenderClosure(
   tx: Queryable,
   txids: readonly string[],
 ): Promise<{ txid: string; parent: string }[]> {
-  if (txids.length === 0) return [];
-  return tx.query<{ txid: string; parent: string }>(
-    `WITH RECURSIVE c(txid, parent) AS (
-       SELECT spent_by, txid FROM token_outputs WHERE txid = ANY($1::text[]) AND spent_by IS NOT NULL
-       UNION
-       SELECT o.spent_by, o.txid FROM token_outputs o JOIN c ON o.txid = c.txid WHERE o.spent_by IS NOT NULL)
-     SELECT txid, parent FROM c`,
-    [txids],
-  );
+  const edges = new Map<string, { txid: string; parent: string }>();
+  const reached = new Set(txids);
+  let level = [...reached];
+  while (level.length > 0) {
+    const rows = await tx.query<{ txid: string; spent_by: string | null }>(
+      'SELECT txid, spent_by FROM token_outputs WHERE txid = ANY($1::text[]) ORDER BY txid, vout FOR UPDATE',
+      [level],
+    );
+    const next: string[] = [];
+    for (const r of rows) {
+      if (r.spent_by === null) continue;
+      edges.set(`${r.spent_by} ${r.txid}`, { txid: r.spent_by, parent: r.txid });
+      if (!reached.has(r.spent_by)) {
+        reached.add(r.spent_by);
+        next.push(r.spent_by);
+      }
+    }
+    level = next;
+  }
+  return [...edges.values()];
 }
 
 /**
