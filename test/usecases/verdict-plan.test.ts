@@ -75,6 +75,23 @@ describe('planVerdicts', () => {
     );
   });
 
+  it("a sweep's mempool from a look begun before the block leaves a MINED ticket untouched", () => {
+    const now = { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } } as const;
+    const stale = planVerdicts(now, [v({ kind: 'mempool' }, { seenAs: 'SUCCESS' })], 6);
+    assert.deepEqual(
+      { touched: stale.touched, steps: stale.steps.length, record: stale.record },
+      {
+        touched: false,
+        steps: 0,
+        record: null,
+      },
+    );
+    assert.equal(mayTouchRecord('MINED', [v({ kind: 'mempool' }, { seenAs: 'SUCCESS' })]), false);
+    // A look at the ticket while MINED that finds it back in the mempool is a reorg.
+    const reorg = planVerdicts(now, [v({ kind: 'mempool' }, { seenAs: 'MINED' })], 6);
+    assert.deepEqual(moves(reorg), ['MINED>SUCCESS']);
+  });
+
   it('mined deep enough is final; the same block again changes no record', () => {
     const plan = planVerdicts(
       { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },

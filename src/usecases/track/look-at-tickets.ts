@@ -51,7 +51,7 @@ export async function lookAtClaimed(
   const view = (status: TxStatus) => (tipHeight === undefined ? { status } : { status, tipHeight });
   const take = (ticket: DueTicket, status: TxStatus) => {
     if (status.kind === 'unknown') unknown.push(ticket);
-    else updates.push({ txid: ticket.txid, view: view(status) });
+    else updates.push({ txid: ticket.txid, view: { ...view(status), seenAs: ticket.status } });
   };
   const lookFailed = (ticket: DueTicket, err: unknown) => {
     failedLooks.push(ticket);

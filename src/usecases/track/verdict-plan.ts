@@ -18,7 +18,17 @@ export interface LedgerView {
    * Reorgs are the tracker's to see, from a status it asked for.
    */
   readonly fromBroadcast?: boolean;
+  /**
+   * A sweep's answer: the ticket's status when the sweep claimed it. A look begun before the
+   * ticket was MINED may answer `mempool` after a push recorded the block: it never takes a
+   * MINED ticket back either (a reorg is seen by a look at a MINED ticket).
+   */
+  readonly seenAs?: TicketStatus;
 }
+
+/** Whether a `mempool` view may take a MINED ticket back (a reorg): only a look that saw it MINED, or a push. */
+const mayUnmine = (view: LedgerView): boolean =>
+  view.fromBroadcast !== true && (view.seenAs === undefined || view.seenAs === 'MINED');
 
 /** The change-feed record as read (locked) before the verdicts; null when there is none. */
 export interface RecordNow {
@@ -80,7 +90,7 @@ export function mayTouchRecord(status: TicketStatus, views: readonly LedgerView[
     const kind = view.status.kind;
     if (kind === 'mined' || kind === 'rejected') return true;
     // Only a mempool view can take a ticket back from MINED, and only a view may make it MINED.
-    return kind === 'mempool' && status === 'MINED' && view.fromBroadcast !== true;
+    return kind === 'mempool' && status === 'MINED' && mayUnmine(view);
   });
 }
 
@@ -115,7 +125,7 @@ export function planVerdicts(
     const s = view.status;
     switch (s.kind) {
       case 'mempool':
-        if (status === 'MINED' && view.fromBroadcast === true) break;
+        if (status === 'MINED' && !mayUnmine(view)) break;
         if (status === 'BROADCASTING') release = true;
         if (status === 'MINED' && record !== null && record.state === 'mined') {
           record = { state: 'unconfirmed', block: null };
