@@ -44,7 +44,8 @@ const TXID = /^[0-9a-f]{64}$/;
 const COSIGN_GROWTH_BYTES = 1_000;
 const MAX_LEASE_OWNER = 200;
 const MAX_CALLBACK_URL = 2_048;
-const MAX_SECRET_BYTES = 1_024;
+// The route takes 256 characters, up to 4 bytes each in UTF-8, sealed with 29 bytes around them.
+const MAX_SECRET_BYTES = 1_053;
 /** A request id as the frame takes it (request-id.ts: at most 128 characters). */
 const MAX_REQUEST_ID = 128;
 

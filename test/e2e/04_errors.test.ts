@@ -237,6 +237,18 @@ describe('error statuses over a real socket', () => {
       );
     });
 
+    it('INVALID_CALLBACK_URL: within 2,048 characters as sent, longer once normalised', async () => {
+      const rawtx = transferOf(token, await plan());
+      const url = `https://wallet.example/${'é'.repeat(1000)}`;
+      assert.ok(url.length <= 2048);
+      assertProblem(
+        await post('/v2/transfer', { rawtx, callback_url: url }, submitter),
+        400,
+        'INVALID_CALLBACK_URL',
+        /once normalised/,
+      );
+    });
+
     it('INPUT_LOCKED while another ticket holds the output, INPUT_SPENT once it is broadcast', async () => {
       const ctx = apiContextOf(t.service.parts);
       const p = await plan();

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
 import { lockingScriptOf, unlockingScriptOf } from '../../src/crypto/script-objects.js';
 import { signDigest } from '../../src/crypto/secp256k1.js';
+import { seal } from '../../src/crypto/secret-box.js';
 import { sighashDigest } from '../../src/crypto/sighash.js';
 import { SIGHASH_ALL_FORKID } from '../../src/crypto/signature-encoding.js';
 import { txidOf } from '../../src/crypto/txid.js';
@@ -206,6 +207,19 @@ describe('the writer checks each submission against its cosigned transaction', (
     );
     const later = new Date(NOW.getTime() + 3600_000);
     refusedWith({ ...g.submission, now: later, firstCheckAt: later }, g.known, g.world, /^now/);
+  });
+
+  it('takes the largest callback secret the route accepts (256 characters of 4 bytes, sealed)', () => {
+    const g = genuine();
+    const sealed = seal(new Uint8Array(32).fill(7), '\u{1F600}'.repeat(256));
+    const checked = checkSubmission(
+      { ...g.submission, callbackUrl: 'https://wallet.example/hook', callbackSecretEnc: sealed },
+      g.known,
+      g.world.config,
+      NOW,
+      BOUNDS,
+    );
+    assert.equal(checked.ok, true, checked.ok ? '' : checked.reason);
   });
 
   it('refuses free fields out of bounds', () => {

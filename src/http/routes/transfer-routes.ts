@@ -22,9 +22,12 @@ import { okRef } from '../schemas/responses.js';
 import type { RouteDeps } from './route-deps.js';
 import { base64 } from './wire.js';
 
+/** The longest callback URL kept, as given and once normalised (the writer's bound too). */
+export const MAX_CALLBACK_URL = 2_048;
+
 const TransferBody = Type.Object({
   rawtx: Type.String({ minLength: 1, maxLength: 300_000, description: 'Signed raw transaction, base64' }),
-  callback_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  callback_url: Type.Optional(Type.String({ maxLength: MAX_CALLBACK_URL })),
   callback_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
 });
 
@@ -65,7 +68,12 @@ export function transferRoutes(deps: TransferRouteDeps) {
       body.callback_url === undefined || body.callback_url === ''
         ? null
         : await callbackUrlOf(body.callback_url, callbackAllow, deps.resolveCallbackHost);
-    const secret = body.callback_secret === undefined ? null : seal(deps.masterKey, body.callback_secret);
+    // A secret signs callbacks: without a URL there is nothing to sign, and it is not kept (the
+    // writer refuses a secret without a URL).
+    const secret =
+      body.callback_secret === undefined || callbackUrl === null
+        ? null
+        : seal(deps.masterKey, body.callback_secret);
     return submitTransfer(ctx, {
       raw: new Uint8Array(Buffer.from(body.rawtx, 'base64')),
       callbackUrl,
@@ -168,6 +176,14 @@ export function answersAsText(accept: string | undefined, keyInQuery: boolean): 
 
 /** A URL the service may call (src/callbacks/address-guard.ts), or a 400. */
 async function callbackUrlOf(text: string, allow: CallbackAllowList, resolve?: Resolver): Promise<string> {
+  // Normalising percent-encodes what was not (an 'é' becomes '%C3%A9'): the stored form is bound,
+  // and judged before any lookup of its host.
+  const normalised = URL.canParse(text) ? new URL(text).href.length : 0;
+  if (normalised > MAX_CALLBACK_URL)
+    throw new AppError(
+      'INVALID_CALLBACK_URL',
+      `callback_url is ${normalised} characters once normalised, more than ${MAX_CALLBACK_URL}`,
+    );
   const verdict = await checkCallbackUrl(text, allow, resolve);
   if (!verdict.ok) throw new AppError('INVALID_CALLBACK_URL', verdict.reason);
   return verdict.url.href;
