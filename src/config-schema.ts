@@ -125,7 +125,7 @@ export const ConfigSchema = Type.Object(
     maxAddresses: Count(1000, 'Addresses per request.'),
     anonymousMaxRecords: Count(
       5_000,
-      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. Keyed callers are not bounded (limit 0 is all, streamed).',
+      'Records one anonymous request is answered at most (POST /v1/sync, /v2/history): the first of the order asked; it pages on with `from`. With a key, POST /v1/sync is not bounded (limit 0 is all, streamed) and /v2/history answers at most 100,000 records a request.',
     ),
     maxTxBytes: Count(100_000, 'Raw transaction size, bytes.'),
     maxInputs: Count(100, 'Inputs per transfer (and per transaction posted to /v2/parse).'),
