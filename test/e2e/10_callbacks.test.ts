@@ -157,6 +157,16 @@ describe('callbacks to a receiver on loopback', () => {
       ],
     );
   });
+
+  it('a callback secret without a callback URL is not kept: nothing to sign', async () => {
+    const [rawtx] = await signedTransfers(t.service, wallet, 'secret alone', 1);
+    const id = await submit(t.service, wallet, { rawtx: rawtx!, callback_secret: 'no url to sign for' });
+    const [row] = await t.service.parts.db.query<{ secret: Uint8Array | null; url: string | null }>(
+      'SELECT callback_secret_enc AS secret, callback_url AS url FROM tickets WHERE id = $1',
+      [id],
+    );
+    assert.deepEqual(row, { secret: null, url: null });
+  });
 });
 
 describe('a receiver down for the whole run of a transfer, and a restart in between', () => {
