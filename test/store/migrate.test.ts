@@ -29,6 +29,7 @@ const EXPECTED_TABLES = [
   'faucet_grants',
   'funding_outputs',
   'funding_reserve',
+  'funding_transactions',
   'idempotency_keys',
   'idempotency_prepared',
   'issuer_pause',
