@@ -11,7 +11,7 @@ import { txidOf } from '../../crypto/txid.js';
 import { networkFee } from '../../domain/network-fee.js';
 import { bytesEqual } from '../../domain/script-chunks.js';
 import { signP2pkhInputs } from '../../domain/sign-p2pkh.js';
-import { spentOutpoints } from '../../domain/spent-outpoints.js';
+import { type Outpoint, spentOutpoints } from '../../domain/spent-outpoints.js';
 import { buildP2pkhScript } from '../../domain/token-script.js';
 import type { Ledger } from '../../ledger/port.js';
 import type { Logger } from '../../process/logger.js';
@@ -177,51 +177,67 @@ function buildSplit(
 
 const fundingScriptOf = (fundingKey: Uint8Array) => buildP2pkhScript(hash160(publicKeyOf(fundingKey)));
 
+/** A kept split as its own bytes say: what recording it writes. */
+interface SplitParts {
+  readonly raw: Uint8Array;
+  readonly txid: string;
+  readonly inputs: readonly Outpoint[];
+  /** Every output's satoshis but the last (the change), in order. */
+  readonly pool: readonly bigint[];
+  readonly change: bigint;
+  /** The funding key's script, and whether every output pays it. */
+  readonly script: Uint8Array;
+  readonly paysFundingKey: boolean;
+}
+
+function splitParts(raw: Uint8Array, script: Uint8Array): SplitParts {
+  const inputs = spentOutpoints(raw);
+  if (inputs === null) throw new Error('the kept funding split is not a whole transaction');
+  const outputs = Transaction.fromBinary(Array.from(raw)).outputs;
+  return {
+    raw,
+    txid: txidOf(raw),
+    inputs,
+    pool: outputs.slice(0, -1).map((o) => BigInt(o.satoshis!)),
+    change: BigInt(outputs.at(-1)!.satoshis!),
+    script,
+    paysFundingKey: outputs.every((o) => bytesEqual(Uint8Array.from(o.lockingScript.toBinary()), script)),
+  };
+}
+
 /** Broadcasts a kept split and records what the ledger answered; its txid once accepted. */
 async function sendSplit(deps: RefillDeps, raw: Uint8Array): Promise<string> {
-  const txid = txidOf(raw);
+  const split = splitParts(raw, fundingScriptOf(deps.fundingKey));
+  const { txid } = split;
   const result = await deps.ledger.broadcast(raw);
   if (!result.ok) {
-    if (!result.retryable && (await settleSplit(deps, raw, { refused: result.reason })))
+    if (!result.retryable && (await settleSplit(deps, split, { refused: result.reason })))
       deps.log.error(
-        {
-          txid,
-          inputs: (spentOutpoints(raw) ?? []).map((o) => `${o.txid}_${o.vout}`),
-          reason: result.reason,
-        },
+        { txid, inputs: split.inputs.map((o) => `${o.txid}_${o.vout}`), reason: result.reason },
         'funding split refused by the ledger: its reserve outputs are marked refused',
       );
     throw new Error(`funding split refused by the ledger: ${result.reason}`);
   }
-  if (await settleSplit(deps, raw, { accepted: true })) {
-    const parsed = Transaction.fromBinary(Array.from(raw));
+  if (await settleSplit(deps, split, { accepted: true }))
     deps.log.info(
-      {
-        txid,
-        inputs: parsed.inputs.length,
-        outputs: parsed.outputs.length - 1,
-        reserve: String(parsed.outputs.at(-1)!.satoshis),
-      },
+      { txid, inputs: split.inputs.length, outputs: split.pool.length, reserve: split.change.toString() },
       'funding pool refilled',
     );
-  }
   return txid;
 }
 
 /**
- * Records the kept split `raw` as the ledger answered it, reading its inputs and outputs from
- * its own bytes: accepted, its outputs but the last join the pool, the last (change) the
- * reserve, and its inputs are spent; refused, its inputs are marked refused. False when another
- * process recorded it first (the kept split is no longer this one).
+ * Records the kept split as the ledger answered it, from its own bytes: accepted, its outputs but
+ * the last join the pool, the last (change) the reserve, and its inputs are spent; refused, its
+ * inputs are marked refused. False when another process recorded it first (the kept split is no
+ * longer this one).
  */
 async function settleSplit(
   deps: RefillDeps,
-  raw: Uint8Array,
+  split: SplitParts,
   answer: { readonly accepted: true } | { readonly refused: string },
 ): Promise<boolean> {
-  const inputs = spentOutpoints(raw);
-  if (inputs === null) throw new Error('the kept funding split is not a whole transaction');
-  const txid = txidOf(raw);
+  const { txid, inputs } = split;
   return deps.db.transaction(async (tx) => {
     await holdTransactionLock(tx, FUNDING_SPLIT_LOCK);
     const kept = await keptSplit(tx);
@@ -229,17 +245,17 @@ async function settleSplit(
     if ('refused' in answer) {
       await settleReserveOutputs(tx, inputs, { state: 'refused', error: answer.refused });
     } else {
-      const script = fundingScriptOf(deps.fundingKey);
-      const outputs = Transaction.fromBinary(Array.from(raw)).outputs.map((o) => {
-        if (!bytesEqual(Uint8Array.from(o.lockingScript.toBinary()), script))
-          throw new Error(`the kept funding split ${txid} pays a script other than the funding key's`);
-        return BigInt(o.satoshis!);
-      });
-      const change = outputs.pop()!;
-      await addPoolOutputs(tx, txid, outputs, script);
-      await keepFundingTransaction(tx, txid, raw);
+      if (!split.paysFundingKey)
+        throw new Error(`the kept funding split ${txid} pays a script other than the funding key's`);
+      await addPoolOutputs(tx, txid, split.pool, split.script);
+      await keepFundingTransaction(tx, txid, split.raw);
       await settleReserveOutputs(tx, inputs, { state: 'spent', spentBy: txid });
-      await addReserveOutputs(tx, [{ txid, vout: outputs.length, satoshis: change }], 'split', deps.now());
+      await addReserveOutputs(
+        tx,
+        [{ txid, vout: split.pool.length, satoshis: split.change }],
+        'split',
+        deps.now(),
+      );
     }
     await deleteSetting(tx, SPLIT_INTENT);
     return true;
