@@ -4,16 +4,16 @@
 // is by then, and records the outputs the network holds; refills asked at once (two trackers
 // during a deploy) record it once.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, it } from 'node:test';
+import { beforeEach, it } from 'node:test';
 import { hash160 } from '../../src/crypto/hash.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
-import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { availableFundingCount } from '../../src/store/funding/funding-pool.js';
 import { addReserveOutputs, availableReserve } from '../../src/store/funding/funding-reserve.js';
 import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { fundingDevnet } from '../support/funding-devnet.js';
 import { party } from '../support/token-world.js';
 
 const funding = party('split crash funding');
@@ -21,14 +21,14 @@ const fundingScript = buildP2pkhScript(hash160(publicKeyOf(funding.privateKey)))
 const silent = { info() {}, warn() {}, error() {} };
 
 describeOnEachDb('a funding split cut off before it was recorded', (fresh) => {
-  let devnet: Devnet;
+  const devnet = fundingDevnet(fundingScript);
   /** Broadcasts reach the devnet; the next `cut` of them are then lost on the way back. */
   let cut = 0;
   const ledger = (): Ledger =>
     ({
-      ...devnet,
+      ...devnet(),
       broadcast: async (raw: Uint8Array) => {
-        const answer = await devnet.broadcast(raw);
+        const answer = await devnet().broadcast(raw);
         if (cut > 0) {
           cut--;
           throw new Error('connection lost after the ledger took the split');
@@ -49,21 +49,13 @@ describeOnEachDb('a funding split cut off before it was recorded', (fresh) => {
       100,
     );
 
-  before(async () => {
-    devnet = await createDevnet({
-      genesis: [{ lockingScript: fundingScript, satoshis: 50_000_000n }],
-      blockIntervalMs: 0,
-      feeRateSatPerKb: 100n,
-    });
-  });
-  after(async () => {
-    await devnet?.close();
-  });
   beforeEach(async () => {
     // Each case starts from one reserve output the devnet holds unspent.
     await fresh.db.query("UPDATE funding_outputs SET state = 'spent'");
     await fresh.db.query('DELETE FROM funding_reserve');
-    const [unspent] = devnet.utxos(fundingScript).sort((a, b) => Number(b.satoshis - a.satoshis));
+    const [unspent] = devnet()
+      .utxos(fundingScript)
+      .sort((a, b) => Number(b.satoshis - a.satoshis));
     assert.ok(unspent !== undefined);
     await addReserveOutputs(
       fresh.db,
@@ -77,7 +69,7 @@ describeOnEachDb('a funding split cut off before it was recorded', (fresh) => {
     cut = 1;
     await assert.rejects(refill(100n), /connection lost/);
     assert.equal(await availableFundingCount(fresh.db), 0, 'nothing recorded yet');
-    const [kept] = devnet.mempoolTxids();
+    const [kept] = devnet().mempoolTxids();
     assert.ok(kept !== undefined, 'the ledger took the split');
     // The fee rate changed meanwhile: a split built again would differ, and the ledger would
     // refuse it as spending the same reserve output.
@@ -86,19 +78,19 @@ describeOnEachDb('a funding split cut off before it was recorded', (fresh) => {
     assert.equal(await availableFundingCount(fresh.db), 470);
     const [change] = await availableReserve(fresh.db);
     assert.equal(change?.txid, kept, 'the split change is the reserve now');
-    await devnet.mine(1);
+    await devnet().mine(1);
   });
 
   it('refills asked at once resume the kept split together and record it once', async () => {
     cut = 1;
     await assert.rejects(refill(100n), /connection lost/);
-    const [kept] = devnet.mempoolTxids();
+    const [kept] = devnet().mempoolTxids();
     const answers = await Promise.all([refill(300n), refill(400n), refill(500n)]);
     assert.deepEqual(answers, [kept, kept, kept]);
     assert.equal(await availableFundingCount(fresh.db), 470);
     assert.equal((await availableReserve(fresh.db)).length, 1);
     // Nothing is kept any more: the pool is full, so a refill now makes nothing.
     assert.equal(await refill(100n), null);
-    await devnet.mine(1);
+    await devnet().mine(1);
   });
 });

@@ -4,18 +4,18 @@
 // bytes are kept when it is recorded, so the BEEF is built; its path, once fetched, is kept and
 // served from the store, so a second BEEF asks the ledger only of the unmined transfer.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Transaction } from '@bsv/sdk';
 import { hash160 } from '../../src/crypto/hash.js';
 import { publicKeyOf } from '../../src/crypto/secp256k1.js';
 import { buildP2pkhScript } from '../../src/domain/token-script.js';
-import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { addReserveOutputs } from '../../src/store/funding/funding-reserve.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
 import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
 import { atomicBeefOf } from '../../src/usecases/spv/spv-proofs.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { fundingDevnet } from '../support/funding-devnet.js';
 import { pay } from '../support/payment.js';
 import { seedTransaction } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';
@@ -25,33 +25,22 @@ const fundingScript = buildP2pkhScript(hash160(publicKeyOf(funding.privateKey)))
 const silent = { info() {}, warn() {}, error() {} };
 
 describeOnEachDb('the BEEF of a transfer funded by a pool split', (fresh) => {
-  let devnet: Devnet;
+  const devnet = fundingDevnet(fundingScript);
   let statusAsked: string[] = [];
   /** The devnet, but serving no raw transaction and counting status questions. */
   const ledger = (): Ledger =>
     ({
-      ...devnet,
-      broadcast: (raw: Uint8Array) => devnet.broadcast(raw),
+      ...devnet(),
+      broadcast: (raw: Uint8Array) => devnet().broadcast(raw),
       rawTransaction: async () => null,
       status: async (txid: string) => {
         statusAsked.push(txid);
-        return devnet.status(txid);
+        return devnet().status(txid);
       },
     }) as Ledger;
 
-  before(async () => {
-    devnet = await createDevnet({
-      genesis: [{ lockingScript: fundingScript, satoshis: 50_000_000n }],
-      blockIntervalMs: 0,
-      feeRateSatPerKb: 100n,
-    });
-  });
-  after(async () => {
-    await devnet?.close();
-  });
-
   it('is built from the kept split, and its path is served from the store the second time', async () => {
-    const [coin] = devnet.utxos(fundingScript);
+    const [coin] = devnet().utxos(fundingScript);
     await addReserveOutputs(fresh.db, [coin!], 'deploy', new Date());
     const split = await refillFundingPool(
       {
@@ -65,12 +54,14 @@ describeOnEachDb('the BEEF of a transfer funded by a pool split', (fresh) => {
       100,
     );
     assert.ok(split !== null);
-    await devnet.mine(1);
+    await devnet().mine(1);
     // A payment spending one of the split's pool outputs stands for the transfer (its funding
     // input), held by the feed and unmined.
-    const [poolOutput] = devnet.utxos(fundingScript).filter((u) => u.txid === split);
+    const [poolOutput] = devnet()
+      .utxos(fundingScript)
+      .filter((u) => u.txid === split);
     const spend = pay(poolOutput!, funding.privateKey, [], 100n);
-    assert.ok((await devnet.broadcast(spend.raw)).ok);
+    assert.ok((await devnet().broadcast(spend.raw)).ok);
     await seedTransaction(fresh.db, { txid: spend.txid, rawTx: spend.raw });
     const ctx = { db: fresh.db, ledger: ledger() } as unknown as ServiceContext;
 

@@ -1,0 +1,24 @@
+// A devnet whose genesis pays one coin of 50,000,000 satoshis to the funding key's script, at a
+// fee rate of 100 satoshis a kB, mining on demand: opened before the calling suite's tests and
+// closed after them. For tests of the funding key's own transactions (the pool's splits).
+import { after, before } from 'node:test';
+import { createDevnet, type Devnet } from '../../src/ledger/devnet/devnet.js';
+
+/** Registers the suite's hooks; answers the devnet (once the suite's `before` hooks ran). */
+export function fundingDevnet(fundingScript: Uint8Array): () => Devnet {
+  let devnet: Devnet | undefined;
+  before(async () => {
+    devnet = await createDevnet({
+      genesis: [{ lockingScript: fundingScript, satoshis: 50_000_000n }],
+      blockIntervalMs: 0,
+      feeRateSatPerKb: 100n,
+    });
+  });
+  after(async () => {
+    await devnet?.close();
+  });
+  return () => {
+    if (devnet === undefined) throw new Error('the funding devnet is opened in a before hook');
+    return devnet;
+  };
+}
