@@ -12,14 +12,15 @@
 // pace: its warm-up lasts until that backlog has drained too. The warm-up's figures are returned
 // apart, so the cold start stays in view.
 import { writeFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
 /**
  * A file: every transfer's line is written there at the end, `<due> <latency> <late>` in ms: when
  * it was due since the run began, how long until its answer, and how late the tool sent it (open
- * loop), after a first line `# window <ms>` (when the measured window opened), to see when in a
- * run the slow answers came.
+ * loop), after a first line `# window <ms>` (when the measured window opened) and a line
+ * `# gc <at> <ms>` for each of the tool's own collector pauses of 5 ms or more, to see when in a
+ * run the slow answers came and whether the tool itself was stalled then.
  */
 const LATENCY_TRACE = process.env.BENCH_LATENCY_TRACE;
 
@@ -80,6 +81,13 @@ export async function submitTransfers(plan: SubmitPlan): Promise<SubmitRun> {
   const warmup = { transfers: 0, maxMs: 0 };
   let next = 0;
   const begun = performance.now();
+  // The tool's own collector pauses, into the trace: a slow answer then may be the tool's.
+  const pauses: string[] = [];
+  const collector = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.duration >= 5) pauses.push(`# gc ${(e.startTime - begun).toFixed(1)} ${e.duration.toFixed(1)}`);
+  });
+  if (LATENCY_TRACE !== undefined) collector.observe({ entryTypes: ['gc'] });
   let measuring = begun + plan.warmupSeconds * 1000;
   let deadline = measuring + plan.seconds * 1000;
   // The closed loop opens its window on time. The open loop opens it once the warm-up's time is up
@@ -154,9 +162,13 @@ export async function submitTransfers(plan: SubmitPlan): Promise<SubmitRun> {
   } finally {
     if (opening !== undefined) clearTimeout(opening);
     await pool.close();
+    collector.disconnect();
   }
   if (LATENCY_TRACE !== undefined)
-    writeFileSync(LATENCY_TRACE, `# window ${(measuring - begun).toFixed(1)}\n${trace.join('\n')}\n`);
+    writeFileSync(
+      LATENCY_TRACE,
+      `# window ${(measuring - begun).toFixed(1)}\n${[...pauses, ...trace].join('\n')}\n`,
+    );
   if (latencies.length === 0)
     throw new Error('the prepared transfers ran out during the warm-up; raise BENCH_TRANSFERS');
   const seconds = (lastAnswer - measuring) / 1000;

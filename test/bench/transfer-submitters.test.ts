@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { batchFiguresOf } from '../../bench/batch-metrics.js';
+import { batchFiguresOf, SLOW_BATCH_SECONDS } from '../../bench/batch-metrics.js';
 import { submitTransfers } from '../../bench/transfer-submitters.js';
 
 describe('bench: transfer submitters', () => {
@@ -119,17 +119,26 @@ describe('bench: transfer submitters', () => {
 });
 
 describe('bench: batch figures between two scrapes', () => {
-  const scrape = (count: number, size: number, seconds: number) =>
+  const scrape = (count: number, size: number, seconds: number, quick = count) =>
     [
       `tokenproxy_submission_batch_size_sum{stage="commit",outcome="ok"} ${size}`,
       `tokenproxy_submission_batch_size_count{stage="commit",outcome="ok"} ${count}`,
+      `tokenproxy_submission_batch_duration_seconds_bucket{stage="commit",outcome="ok",le="0.01"} ${quick - 1}`,
+      `tokenproxy_submission_batch_duration_seconds_bucket{stage="commit",outcome="ok",le="${SLOW_BATCH_SECONDS}"} ${quick}`,
+      `tokenproxy_submission_batch_duration_seconds_bucket{stage="commit",outcome="ok",le="+Inf"} ${count}`,
       `tokenproxy_submission_batch_duration_seconds_sum{stage="commit",outcome="ok"} ${seconds}`,
+      `tokenproxy_submission_batch_duration_seconds_count{stage="commit",outcome="ok"} ${count}`,
     ].join('\n');
 
   it('counts only the batches after the first scrape', () => {
     const [since] = batchFiguresOf(scrape(30, 330, 3), scrape(10, 30, 1));
-    assert.deepEqual(since, { stage: 'commit', batches: 20, meanSize: 15, meanMs: 100 });
+    assert.deepEqual(since, { stage: 'commit', batches: 20, meanSize: 15, meanMs: 100, slow: 0 });
     const [all] = batchFiguresOf(scrape(30, 330, 3));
-    assert.deepEqual(all, { stage: 'commit', batches: 30, meanSize: 11, meanMs: 100 });
+    assert.deepEqual(all, { stage: 'commit', batches: 30, meanSize: 11, meanMs: 100, slow: 0 });
+  });
+
+  it('counts the batches slower than the slow bound, from its bucket', () => {
+    const [since] = batchFiguresOf(scrape(30, 330, 3, 26), scrape(10, 30, 1, 9));
+    assert.equal(since?.slow, 3);
   });
 });
