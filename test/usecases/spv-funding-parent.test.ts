@@ -12,17 +12,15 @@ import { buildP2pkhScript } from '../../src/domain/token-script.js';
 import type { Ledger } from '../../src/ledger/port.js';
 import { addReserveOutputs } from '../../src/store/funding/funding-reserve.js';
 import type { ServiceContext } from '../../src/usecases/context.js';
-import { refillFundingPool } from '../../src/usecases/funding/pool-refill.js';
 import { atomicBeefOf } from '../../src/usecases/spv/spv-proofs.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { fundingDevnet } from '../support/funding-devnet.js';
+import { fundingDevnet, splitOnce } from '../support/funding-devnet.js';
 import { pay } from '../support/payment.js';
 import { seedTransaction } from '../support/seed-store.js';
 import { party } from '../support/token-world.js';
 
 const funding = party('spv funding parent');
 const fundingScript = buildP2pkhScript(hash160(publicKeyOf(funding.privateKey)));
-const silent = { info() {}, warn() {}, error() {} };
 
 describeOnEachDb('the BEEF of a transfer funded by a pool split', (fresh) => {
   const devnet = fundingDevnet(fundingScript);
@@ -42,17 +40,7 @@ describeOnEachDb('the BEEF of a transfer funded by a pool split', (fresh) => {
   it('is built from the kept split, and its path is served from the store the second time', async () => {
     const [coin] = devnet().utxos(fundingScript);
     await addReserveOutputs(fresh.db, [coin!], 'deploy', new Date());
-    const split = await refillFundingPool(
-      {
-        db: fresh.db,
-        ledger: ledger(),
-        fundingKey: funding.privateKey,
-        feeRate: async () => 100n,
-        now: () => new Date(),
-        log: silent,
-      },
-      100,
-    );
+    const split = await splitOnce(fresh.db, ledger(), funding.privateKey);
     assert.ok(split !== null);
     await devnet().mine(1);
     // A payment spending one of the split's pool outputs stands for the transfer (its funding

@@ -104,7 +104,7 @@ export async function recordedFundingOutpoints(q: Queryable, txids: readonly str
   return new Set(rows.map((r) => `${r.txid}:${Number(r.vout)}`));
 }
 
-/** Keeps a split's raw bytes (migration 045): the parent of the funding inputs it pays. */
+/** Keeps a funding transaction's raw bytes (migration 045): a split, the parent of the funding inputs it pays, or an operator's payment, the parent of a split. */
 export async function keepFundingTransaction(q: Queryable, txid: string, raw: Uint8Array): Promise<void> {
   await q.query('INSERT INTO funding_transactions (txid, raw_tx) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
     txid,
@@ -112,7 +112,7 @@ export async function keepFundingTransaction(q: Queryable, txid: string, raw: Ui
   ]);
 }
 
-/** A kept split's raw bytes, or null. */
+/** A kept funding transaction's raw bytes (a split, an operator's payment), or null. */
 export async function fundingTransaction(q: Queryable, txid: string): Promise<Uint8Array | null> {
   const rows = await q.query<{ raw_tx: Uint8Array }>(
     'SELECT raw_tx FROM funding_transactions WHERE txid = $1',

@@ -3,7 +3,7 @@
 // the raw transaction comes from the ledger, or from the operator when the ledger serves no raw
 // transactions (ARC serves only those this process broadcast) and then only when the ledger
 // knows the txid. Every output paying the funding key's P2PKH script becomes reserve, which the
-// pool refill splits. Recording is idempotent: an output already recorded (as reserve or as a
+// pool refill splits; the transaction's bytes are kept for SPV. Recording is idempotent: an output already recorded (as reserve or as a
 // pool output) is not recorded again.
 import { Transaction, Utils } from '@bsv/sdk';
 import { txidOf } from '../../crypto/txid.js';
@@ -12,7 +12,7 @@ import { bytesEqual } from '../../domain/script-chunks.js';
 import { checkTxShape } from '../../domain/tx-shape.js';
 import { type Ledger, LedgerUnavailableError } from '../../ledger/port.js';
 import type { Db } from '../../store/db/db.js';
-import { poolVoutsOf } from '../../store/funding/funding-pool.js';
+import { keepFundingTransaction, poolVoutsOf } from '../../store/funding/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../../store/funding/funding-reserve.js';
 
 export interface FundingPaymentDeps {
@@ -108,6 +108,10 @@ export async function recordFundingPayment(
     throw new DomainError('NO_FUNDING_OUTPUT', `transaction ${txid} pays nothing to the funding address`);
   }
   const recorded = await deps.db.transaction(async (q) => {
+    // Its bytes are kept: a split of it may be spent by transfers before either is mined, and
+    // their Atomic BEEF reaches back through both (ARC serves no raw transaction it did not take
+    // from this process).
+    await keepFundingTransaction(q, txid, raw);
     // The pool's own outputs (a split's) are never reserve.
     const inPool = await poolVoutsOf(q, txid);
     return addReserveOutputs(

@@ -93,8 +93,8 @@ export async function provenTransaction(ctx: ServiceContext, txid: string): Prom
     if (made.size >= MAX_TRANSACTIONS)
       throw new SpvError('too-deep', `more than ${MAX_TRANSACTIONS} unmined ancestors`);
     const place = (await recordPlaces(ctx.db, [id])).get(id);
-    // A funding split is no record of the feed; its bytes are kept apart (ARC serves a raw
-    // transaction only from the memory of the process that broadcast it).
+    // A funding split or an operator's payment is no record of the feed; its bytes are kept apart
+    // (ARC serves a raw transaction only from the memory of the process that broadcast it).
     const raw = place?.raw ?? (await fundingTransaction(ctx.db, id)) ?? (await ctx.ledger.rawTransaction(id));
     if (raw === null) throw new SpvError('not-found', `transaction ${id} is not known`);
     const tx = Transaction.fromBinary(Array.from(raw));
