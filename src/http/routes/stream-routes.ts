@@ -150,7 +150,15 @@ export function streamRoutes(deps: StreamRouteDeps) {
           throw new AppError('STREAM_LIMIT', `at most ${deps.maxPerClient} streams per client address`);
         if (keys[1] !== undefined && (counts.get(keys[1]) ?? 0) >= deps.maxPerKey)
           throw new AppError('STREAM_LIMIT', `at most ${deps.maxPerKey} streams per API key`);
-        const cursor = resumeAt === undefined ? await hub.tip() : BigInt(resumeAt);
+        // Counted before any wait: requests arriving together must not all pass the check.
+        for (const k of keys) count(k, 1);
+        let cursor: bigint;
+        try {
+          cursor = resumeAt === undefined ? await hub.tip() : BigInt(resumeAt);
+        } catch (err) {
+          for (const k of keys) count(k, -1);
+          throw err;
+        }
 
         reply.hijack();
         const res = reply.raw;
@@ -177,7 +185,6 @@ export function streamRoutes(deps: StreamRouteDeps) {
           },
         };
         open.add(stream);
-        for (const k of keys) count(k, 1);
         heartbeat ??= setInterval(beat, deps.heartbeatMs);
         heartbeat.unref?.();
         let leave: () => void = () => undefined;
@@ -187,6 +194,12 @@ export function streamRoutes(deps: StreamRouteDeps) {
           leave();
           closeStream(stream);
         });
+        // A client that left while the tip was read closed before the listener was there.
+        if (request.raw.destroyed) {
+          gone = true;
+          closeStream(stream);
+          return;
+        }
         try {
           leave = await hub.subscribe(stream.sub, () => !gone);
           if (gone) leave();
