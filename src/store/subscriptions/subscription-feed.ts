@@ -13,6 +13,15 @@ export async function lockDispatchCursor(tx: Queryable): Promise<bigint> {
   return BigInt(rows[0]!.score);
 }
 
+/**
+ * Takes the cursor row in share mode for the rest of `tx`: a dispatch round (lockDispatchCursor)
+ * waits for `tx` to end, and its reads after that see what `tx` wrote; one under way finishes
+ * first.
+ */
+export async function holdDispatchCursor(tx: Queryable): Promise<void> {
+  await tx.query('SELECT score FROM subscription_cursor WHERE id = 1 FOR SHARE');
+}
+
 export async function moveDispatchCursor(tx: Queryable, score: bigint): Promise<void> {
   await tx.query('UPDATE subscription_cursor SET score = $1 WHERE id = 1 AND score < $1', [score]);
 }

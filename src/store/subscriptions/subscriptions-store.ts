@@ -5,6 +5,7 @@
 // transaction, the subscription's row locked so two changes at once cannot both pass.
 import type { Queryable } from '../db/db.js';
 import { feedBound } from '../feed/feed-bound.js';
+import { holdDispatchCursor } from './subscription-feed.js';
 
 export interface SubscriptionRow {
   readonly id: string;
@@ -77,9 +78,12 @@ export interface NewSubscription {
 /**
  * Writes a subscription; its events start after the feed's bound (store/feed/feed-bound.ts), read
  * in a statement before the insert: every record at or below it had committed by then, and one
- * still in flight, whatever its score, is above it and so is sent.
+ * still in flight, whatever its score, is above it and so is sent. The dispatcher's cursor is held
+ * first, until `tx` ends: a dispatch round that read past a record committed meanwhile, before
+ * the subscription was visible, would never make it an event.
  */
 export async function insertSubscription(tx: Queryable, s: NewSubscription): Promise<void> {
+  await holdDispatchCursor(tx);
   const start = await feedBound(tx);
   await tx.query(
     `INSERT INTO subscriptions (id, api_key_id, url, events, description, secret_enc, start_score, created_at, updated_at)
