@@ -2,7 +2,7 @@
 // records GET and POST /v1/sync page through, read with the same statements.
 import type { Queryable } from '../db/db.js';
 import { feedBound } from './feed-bound.js';
-import { type SyncRecord, syncForAddresses, syncFrom } from './feed-queries.js';
+import { addressScorePage, type SyncRecord, syncFrom, syncRecordsOf } from './feed-queries.js';
 
 /** The highest score a bigint column holds. */
 const MAX_SCORE = 2n ** 63n - 1n;
@@ -15,10 +15,12 @@ export interface FeedPage {
 
 /**
  * Records with a score above `after` and at most `bound` (the feed's bound, feedBound, read before
- * this call; absent, read here first), ascending, at most about `limit`, concerning `addresses`
- * (null: the whole token). A page never leaves a gap: for addresses, each address's own range is
- * cut at `limit`, so the page ends at the lowest score where some address was cut. `end`: every
- * record up to the bound was read.
+ * this call; absent, read here first), ascending, concerning `addresses` (null: the whole token).
+ * A page holds at most `limit` records, more only when a record's address rows tie at its end.
+ * For addresses, the address rows are read merged in score order across the addresses, cut at
+ * `limit` rows (addressScorePage), then their records: the page never leaves a gap, since no row
+ * below the cut was left out, and its size does not grow with the number of addresses. `end`:
+ * every record up to the bound was read.
  */
 export async function feedAfter(
   q: Queryable,
@@ -35,28 +37,17 @@ export async function feedAfter(
     const records = await syncFrom(q, { from: query.after + 1n, limit: query.limit, bound });
     return { records, end: records.length < query.limit };
   }
-  const records = await syncForAddresses(q, {
-    addresses: query.addresses,
+  const addresses = [...new Set(query.addresses)];
+  const rows = await addressScorePage(q, {
+    addresses,
+    take: addresses.map(() => query.limit),
     from: query.after,
-    limit: query.limit,
     order: 'asc',
+    page: query.limit,
     bound,
   });
-  // Where each address's own range was cut: its limit-th record. The page holds more of its
-  // records than that (those another address's range brought in, above the cut), but not the
-  // ones between, so the page must end there and not at the address's last record in it.
-  const counts = new Map<string, number>();
-  let cut: bigint | null = null;
-  const asked = new Set(query.addresses);
-  for (const r of records) {
-    for (const a of new Set([...r.senders, ...r.receivers])) {
-      if (!asked.has(a)) continue;
-      const n = (counts.get(a) ?? 0) + 1;
-      counts.set(a, n);
-      if (n === query.limit && (cut === null || r.score < cut)) cut = r.score;
-    }
-  }
-  if (cut === null) return { records, end: true };
-  const upTo = cut;
-  return { records: records.filter((r) => r.score <= upTo), end: false };
+  // A record rescored since its rows were read has a score above the bound: left to the page that
+  // reaches it there.
+  const records = await syncRecordsOf(q, [...new Set(rows.map((r) => r.txid))], 'asc', bound);
+  return { records, end: rows.length < query.limit };
 }
