@@ -16,11 +16,11 @@ export interface FeedPage {
 /**
  * Records with a score above `after` and at most `bound` (the feed's bound, feedBound, read before
  * this call; absent, read here first), ascending, concerning `addresses` (null: the whole token).
- * A page holds at most `limit` records, more only when a record's address rows tie at its end.
- * For addresses, the address rows are read merged in score order across the addresses, cut at
- * `limit` rows (addressScorePage), then their records: the page never leaves a gap, since no row
- * below the cut was left out, and its size does not grow with the number of addresses. `end`:
- * every record up to the bound was read.
+ * A page holds at most `limit` records. For addresses, the address rows are read merged in score
+ * order across the addresses, cut after `limit` rows and the rows of the same record
+ * (addressScorePage), then their records: the page never leaves a gap, since no row below the cut
+ * was left out, and its size does not grow with the number of addresses. `end`: every record up
+ * to the bound was read.
  */
 export async function feedAfter(
   q: Queryable,

@@ -104,7 +104,10 @@ export async function recordedFundingOutpoints(q: Queryable, txids: readonly str
   return new Set(rows.map((r) => `${r.txid}:${Number(r.vout)}`));
 }
 
-/** Keeps a funding transaction's raw bytes (migration 045): a split, the parent of the funding inputs it pays, or an operator's payment, the parent of a split. */
+/**
+ * Keeps a funding transaction's raw bytes (migration 045): a split, the parent of the funding
+ * inputs it pays, or an operator's payment, the parent of a split.
+ */
 export async function keepFundingTransaction(q: Queryable, txid: string, raw: Uint8Array): Promise<void> {
   await q.query('INSERT INTO funding_transactions (txid, raw_tx) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
     txid,
