@@ -1,7 +1,12 @@
 // The deliverer of address webhooks (issue 31, part 1): leases due events of enabled
 // subscriptions (FOR UPDATE SKIP LOCKED: any number of deliverers, each event sent by one at a
 // time) and POSTs each, signed with its subscription's secret (Standard Webhooks), through the
-// same sender, address guard, receiver slots and retry schedule as ticket callbacks. A 2xx is
+// same sender, address guard, receiver slots, receiver room and retry schedule as ticket
+// callbacks: a slow or dead receiver holds at most its room of this deliverer's hand, never the
+// other receivers' events. Just before a send the event's subscription is read again (in one
+// statement for the sends starting together): an event whose subscription was disabled or
+// deleted while it waited in hand is not sent, and one whose URL changed goes back to be leased
+// for the new one. A 2xx is
 // delivered; 410 Gone disables the subscription; anything else is tried again on the retry
 // schedule for 24 h. A subscription whose deliveries keep failing for `disableAfterMs` is
 // disabled with the reason (store/subscriptions/subscription-events.ts).
@@ -13,12 +18,16 @@ import {
   type AttemptRecord,
   type AttemptWrite,
   type LeasedSubscriptionEvent,
+  type LeaseStanding,
   leaseSubscriptionEvents,
   recordSubscriptionAttempts,
   releaseSubscriptionEvent,
   type SubscriptionOutcome,
+  skipLeasedEvent,
+  standingOfLeased,
 } from '../store/subscriptions/subscription-events.js';
 import type { CallbackAllowList, Resolver } from './address-guard.js';
+import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
 import { attemptVerdict } from './retry-schedule.js';
 import { webhookHeaders } from './signer.js';
@@ -93,32 +102,38 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
       log.error({ err, webhookId: event.webhookId }, 'address webhook delivery failed'),
     ),
   );
+  const room = new ReceiverRoom(perOriginLimit, capacity);
+  /** When (performance.now) a lease that skipped busy receivers found nothing else due. */
+  let othersDrainedAt = Number.NEGATIVE_INFINITY;
+  const gatherMs = db.dialect === 'pglite' ? 5 : 2;
+  const standing = gathered<string, LeaseStanding | undefined>(async (ids) => {
+    const found = await standingOfLeased(db, owner, ids);
+    return ids.map((id) => found.get(id));
+  }, 0);
   let background: Promise<void> | null = null;
-  const writer = attemptWriter(
-    async (writes) => {
-      const written = await db.transaction((tx) =>
-        recordSubscriptionAttempts(tx, owner, writes, disableAfterMs),
+  const writer = gathered<AttemptWrite, void>(async (writes) => {
+    const written = await db.transaction((tx) =>
+      recordSubscriptionAttempts(tx, owner, writes, disableAfterMs),
+    );
+    for (const w of writes) {
+      if (!written.recorded.has(w.eventId)) continue;
+      settled++;
+      options.onAttempt?.(w.outcome.kind, w.attempt.latencyMs);
+    }
+    for (const subscriptionId of written.disabled) {
+      // A 410 in this batch disables at once (store: failing()); otherwise the failures' run did.
+      const gone = writes.some((w) => w.subscriptionId === subscriptionId && w.outcome.kind === 'gone');
+      const reason = gone ? 'gone' : 'failing';
+      options.onDisabled?.(reason);
+      log.warn(
+        { subscriptionId, reason },
+        gone
+          ? 'an address subscription was disabled: its receiver answered 410 Gone'
+          : 'an address subscription was disabled: its deliveries keep failing',
       );
-      for (const w of writes) {
-        if (!written.recorded.has(w.eventId)) continue;
-        settled++;
-        options.onAttempt?.(w.outcome.kind, w.attempt.latencyMs);
-      }
-      for (const subscriptionId of written.disabled) {
-        // A 410 in this batch disables at once (store: failing()); otherwise the failures' run did.
-        const gone = writes.some((w) => w.subscriptionId === subscriptionId && w.outcome.kind === 'gone');
-        const reason = gone ? 'gone' : 'failing';
-        options.onDisabled?.(reason);
-        log.warn(
-          { subscriptionId, reason },
-          gone
-            ? 'an address subscription was disabled: its receiver answered 410 Gone'
-            : 'an address subscription was disabled: its deliveries keep failing',
-        );
-      }
-    },
-    db.dialect === 'pglite' ? 5 : 2,
-  );
+    }
+    return writes.map(() => undefined);
+  }, gatherMs);
 
   async function deliver(event: LeasedSubscriptionEvent): Promise<void> {
     const at = clock();
@@ -126,23 +141,29 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
       await releaseSubscriptionEvent(db, event.id, owner);
       return;
     }
+    const now = await standing.ask(event.id);
+    // Deleted, ended elsewhere, or its lease taken over: not this deliverer's to send or record.
+    if (now === undefined) return;
+    if (!now.enabled) return skipLeasedEvent(db, event.id, owner);
+    if (now.url !== event.url) return releaseSubscriptionEvent(db, event.id, owner);
     const body = JSON.stringify(event.payload);
-    const key = keys.keyOf(event.secretEnc);
+    const key = keys.keyOf(now.secretEnc);
     let result: Exclude<SendResult, { kind: 'aborted' }>;
     if (key.kind === 'unreadable' || key.key === null) {
       result = { kind: 'refused', reason: 'not sent: the signing secret cannot be opened', latencyMs: 0 };
     } else {
       const headers = webhookHeaders({ webhookId: event.webhookId, at, body }, key.key);
-      const sent = await sender.send({ url: event.url, headers, body, signal: stopping.signal });
+      const sent = await sender.send({ url: now.url, headers, body, signal: stopping.signal });
       if (sent.kind === 'aborted') {
         await releaseSubscriptionEvent(db, event.id, owner);
         return;
       }
       result = sent;
+      room.answered(event.origin, result.kind === 'answered' ? result.latencyMs : timeoutMs);
     }
     const outcome = outcomeOf(event, result, at);
     const attempt = attemptRecord(result, at);
-    await writer.write({ eventId: event.id, subscriptionId: event.subscriptionId, attempt, outcome });
+    await writer.ask({ eventId: event.id, subscriptionId: event.subscriptionId, attempt, outcome });
   }
 
   function outcomeOf(
@@ -157,12 +178,30 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     );
   }
 
-  /** Leases into the free room; the number leased and asked for. */
+  /** Leases into the free room, skipping busy receivers; the number leased and asked for. */
   async function fill(): Promise<{ leased: number; asked: number }> {
     const asked = capacity - slots.held;
     if (asked <= 0 || stopping.signal.aborted) return { leased: 0, asked };
-    const events = await leaseSubscriptionEvents(db, { owner, now: clock(), leaseMs, limit: asked });
+    const { busy, roomByOrigin } = room.plan(slots);
+    // Every receiver in hand is busy and the others had nothing due a moment ago: a lease now
+    // would only scan past the busy receivers' backlog again.
+    if (
+      busy.length > 0 &&
+      busy.length === slots.receiversInHand &&
+      performance.now() - othersDrainedAt < pollIntervalMs
+    )
+      return { leased: 0, asked: 0 };
+    const events = await leaseSubscriptionEvents(db, {
+      owner,
+      now: clock(),
+      leaseMs,
+      limit: asked,
+      perOrigin: perOriginLimit,
+      busyOrigins: busy,
+      roomByOrigin,
+    });
     slots.admit(events);
+    if (events.length < asked && busy.length > 0) othersDrainedAt = performance.now();
     return { leased: events.length, asked };
   }
 
@@ -220,33 +259,45 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
 }
 
 /**
- * Gathers the attempts of sends that end close together and writes them in one transaction
- * (a few statements for all of them, not three per attempt); a write waits for its batch.
+ * Gathers questions into one call (a few statements for all of them, not one or three each): the
+ * questions asked while a call runs go together in the next, and a question asked while none
+ * runs waits `gatherMs` for company (0: only for the questions of the same turn of the event
+ * loop). A caller waits for its batch; one call runs at a time.
  */
-function attemptWriter(flush: (writes: AttemptWrite[]) => Promise<void>, gatherMs: number) {
-  let gathered: { write: AttemptWrite; done: () => void; failed: (err: unknown) => void }[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> = Promise.resolve();
+function gathered<Q, A>(answer: (questions: Q[]) => Promise<A[]>, gatherMs: number) {
+  let waiting: { question: Q; done: (a: A) => void; failed: (err: unknown) => void }[] = [];
+  let scheduled = false;
+  let busy = false;
   const go = () => {
-    timer = null;
-    const batch = gathered;
-    gathered = [];
-    running = running.then(() =>
-      flush(batch.map((b) => b.write)).then(
-        () => {
-          for (const b of batch) b.done();
+    scheduled = false;
+    busy = true;
+    const batch = waiting;
+    waiting = [];
+    answer(batch.map((b) => b.question))
+      .then(
+        (answers) => {
+          for (const [i, b] of batch.entries()) b.done(answers[i] as A);
         },
         (err: unknown) => {
           for (const b of batch) b.failed(err);
         },
-      ),
-    );
+      )
+      .finally(() => {
+        busy = false;
+        if (waiting.length > 0) schedule(0);
+      });
+  };
+  const schedule = (after: number) => {
+    if (scheduled || busy) return;
+    scheduled = true;
+    if (after === 0) setImmediate(go);
+    else setTimeout(go, after);
   };
   return {
-    write(write: AttemptWrite): Promise<void> {
-      return new Promise<void>((done, failed) => {
-        gathered.push({ write, done, failed });
-        if (timer === null) timer = setTimeout(go, gatherMs);
+    ask(question: Q): Promise<A> {
+      return new Promise<A>((done, failed) => {
+        waiting.push({ question, done, failed });
+        schedule(gatherMs);
       });
     },
   };

@@ -1,14 +1,18 @@
-// A registration and the dispatcher at once, on PostgreSQL (PGlite runs one transaction at a
-// time, so nothing overlaps): a record committed while a registration is in flight scores above
-// the subscription's start, so it is the subscription's event. The dispatcher waits for the
-// registration rather than reading past the record before the subscription is visible.
+// A registration, or an address added to a subscription, and the dispatcher at once, on
+// PostgreSQL (PGlite runs one transaction at a time, so nothing overlaps): a record committed
+// while the write is in flight scores above the subscription's start (or the cursor), so it is
+// the subscription's event. The dispatcher waits for the write rather than reading past the
+// record before the subscription or its new address is visible.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
 import type { Db } from '../../src/store/db/db.js';
 import { subscriptionEventPage } from '../../src/store/subscriptions/subscription-event-replay.js';
 import { dispatchOnce } from '../../src/usecases/subscriptions/dispatch-events.js';
-import { registerSubscription } from '../../src/usecases/subscriptions/manage-subscriptions.js';
+import {
+  changeSubscriptionAddresses,
+  registerSubscription,
+} from '../../src/usecases/subscriptions/manage-subscriptions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
 import { seedTransaction } from '../support/seed-store.js';
@@ -60,6 +64,45 @@ describeOnEachDb('a registration and the dispatcher at once', { only: 'postgres'
     assert.deepEqual(
       events.map((e) => e.state),
       ['pending'],
+    );
+  });
+
+  it('a record committed while an address is being added is its event', async () => {
+    const first = party('add race first').address;
+    const added = party('add race added').address;
+    const { subscription } = await registerSubscription(fresh.db, MASTER, LIMITS, {
+      apiKeyId: 'add-race',
+      url: 'https://wallet.example/hook',
+      events: ['tokens.received.unconfirmed'],
+      description: '',
+      addresses: [first],
+      now: new Date(),
+    });
+    await dispatchOnce(fresh.db, new Date());
+    const adding = holdOpen(fresh.db, async (tx) => {
+      const held: Db = { ...inside(fresh.db, tx), query: (sql, params) => tx.query(sql, params) };
+      assert.equal(await changeSubscriptionAddresses(held, LIMITS, subscription.id, { add: [added] }), 2);
+      return backendPid(tx);
+    });
+    await adding.ready;
+    // A transfer to the added address commits while the change is still open.
+    await seedTransaction(fresh.db, { outputs: [{ owner: added, amount: 7n }] });
+    await runWhileHeld(
+      fresh.db,
+      adding,
+      () => dispatchOnce(fresh.db, new Date()),
+      'the dispatcher to wait for the address change',
+    );
+    await dispatchOnce(fresh.db, new Date());
+    const events = await subscriptionEventPage(fresh.db, {
+      subscriptionId: subscription.id,
+      from: 0n,
+      order: 'asc',
+      limit: 10,
+    });
+    assert.deepEqual(
+      events.map((e) => [(e.payload as { data: { address: string } }).data.address, e.state]),
+      [[added, 'pending']],
     );
   });
 });

@@ -8,6 +8,12 @@
 // another deliverer take the event; a deliverer restarted under the same owner (its instance's)
 // gives its earlier run's leases back at once (releaseEventLeases).
 import type { Queryable } from '../db/db.js';
+import {
+  CHOSEN_WITHIN_ROOM_SQL,
+  type LeaseRequest,
+  receiverOriginSql,
+  roomParameters,
+} from './receiver-lease.js';
 
 export interface LeasedEvent {
   /** events.id (an int8, as a decimal string). */
@@ -48,20 +54,6 @@ interface LeasedRow {
   [column: string]: unknown;
 }
 
-export interface LeaseRequest {
-  /** Who holds the lease (one name per deliverer). */
-  readonly owner: string;
-  readonly now: Date;
-  readonly leaseMs: number;
-  readonly limit: number;
-  /** Receivers (origins) to leave alone: this deliverer has enough of theirs in hand. */
-  readonly busyOrigins?: readonly string[];
-  /** Most events of one receiver in this lease, unless `roomByOrigin` says (default: no limit). */
-  readonly perOrigin?: number;
-  /** Most events of these receivers in this lease (the deliverer's room for each). */
-  readonly roomByOrigin?: ReadonlyMap<string, number>;
-}
-
 /**
  * Gives back every pending event leased to `owner`: an earlier run of a deliverer of this name
  * was killed holding them (a live one never shares its name). Answers how many.
@@ -75,8 +67,7 @@ export async function releaseEventLeases(db: Queryable, owner: string): Promise<
   return rows.length;
 }
 
-/** scheme://host[:port] of a stored callback URL (stored normalised, so always with a path). */
-const ORIGIN_SQL = `COALESCE(substring(t.callback_url from '^[a-z][a-z0-9+.-]*://[^/?#]+'), '')`;
+const ORIGIN_SQL = receiverOriginSql('t.callback_url');
 
 /**
  * The candidates are found in due order through the events_due index, each ticket's origin
@@ -89,8 +80,6 @@ const ORIGIN_SQL = `COALESCE(substring(t.callback_url from '^[a-z][a-z0-9+.-]*:/
  */
 export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<LeasedEvent[]> {
   if (req.limit <= 0) return [];
-  const perOrigin = req.perOrigin ?? req.limit;
-  const rooms = [...(req.roomByOrigin ?? new Map<string, number>())];
   const leaseUntil = new Date(req.now.getTime() + req.leaseMs);
   const rows = await db.query<LeasedRow>(
     `WITH candidates AS (
@@ -104,32 +93,14 @@ export async function leaseDueEvents(db: Queryable, req: LeaseRequest): Promise<
         ORDER BY d.next_attempt_at
         LIMIT $6
         FOR UPDATE OF d SKIP LOCKED
-     ), chosen AS (
-       SELECT id FROM (SELECT c.id, c.next_attempt_at, COALESCE(r.room, $7) AS room,
-                              row_number() OVER (PARTITION BY c.origin ORDER BY c.next_attempt_at, c.id) AS rank
-                         FROM candidates c
-                         LEFT JOIN unnest($8::text[], $9::int[]) AS r(origin, room) ON r.origin = c.origin) ranked
-        WHERE rank <= room
-        ORDER BY next_attempt_at, id
-        LIMIT $4
-     )
+     ), ${CHOSEN_WITHIN_ROOM_SQL}
      UPDATE events e SET lease_owner = $1, lease_until = $3
        FROM chosen c, tickets t LEFT JOIN api_keys k ON k.id = t.api_key_id
       WHERE e.id = c.id AND t.id = e.ticket_id
       RETURNING e.id, e.ticket_id, e.webhook_id, e.seq, e.payload, e.attempts, e.first_attempt_at,
                 t.callback_url, t.callback_secret_enc, k.webhook_secret_enc, t.callbacks_stopped_at,
                 ${ORIGIN_SQL} AS origin`,
-    [
-      req.owner,
-      req.now,
-      leaseUntil,
-      req.limit,
-      [...(req.busyOrigins ?? [])],
-      Math.ceil(req.limit * 1.25) + 8,
-      perOrigin,
-      rooms.map(([origin]) => origin),
-      rooms.map(([, room]) => room),
-    ],
+    [req.owner, req.now, leaseUntil, ...roomParameters(req)],
   );
   return rows
     .map((row) => ({

@@ -5,6 +5,12 @@
 // whose attempts have failed for longer than the disable window is disabled with the reason,
 // its pending events skipped. Reading them back (pages, attempts, redelivery) is
 // subscription-event-replay.ts.
+import {
+  CHOSEN_WITHIN_ROOM_SQL,
+  type LeaseRequest,
+  receiverOriginSql,
+  roomParameters,
+} from '../callbacks/receiver-lease.js';
 import type { Queryable } from '../db/db.js';
 
 export interface NewSubscriptionEvent {
@@ -69,60 +75,103 @@ export interface LeasedSubscriptionEvent {
   readonly leaseUntil: Date;
 }
 
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
-}
+const ORIGIN_SQL = receiverOriginSql('s.url');
 
-/** Leases up to `limit` due events of enabled subscriptions to `owner` until now + leaseMs. */
+/**
+ * Leases up to `limit` due events of enabled subscriptions to `owner` until now + leaseMs, oldest
+ * due first: at most the room of each receiver, none of the busy receivers. One receiver's
+ * backlog so never fills a deliverer's hand while other receivers' events wait (the callbacks'
+ * lease, callback-outbox.ts, does the same).
+ */
 export async function leaseSubscriptionEvents(
   q: Queryable,
-  opts: { readonly owner: string; readonly now: Date; readonly leaseMs: number; readonly limit: number },
+  opts: LeaseRequest,
 ): Promise<LeasedSubscriptionEvent[]> {
+  if (opts.limit <= 0) return [];
   const until = new Date(opts.now.getTime() + opts.leaseMs);
   const rows = await q.query<{
     id: string;
     webhook_id: string;
     subscription_id: string;
     url: string;
+    origin: string;
     secret_enc: Uint8Array;
     payload: unknown;
     attempts: number;
     first_attempt_at: Date | null;
   }>(
-    `WITH due AS (
-       SELECT e.id FROM subscription_events e
-         JOIN subscriptions s ON s.id = e.subscription_id AND s.enabled
+    `WITH candidates AS (
+       SELECT e.id, e.next_attempt_at, s.origin
+         FROM subscription_events e
+        CROSS JOIN LATERAL (SELECT ${ORIGIN_SQL} AS origin FROM subscriptions s
+                             WHERE s.id = e.subscription_id AND s.enabled OFFSET 0) s
         WHERE e.state = 'pending' AND e.next_attempt_at <= $1
           AND (e.lease_until IS NULL OR e.lease_until < $1)
+          AND s.origin <> ALL($5::text[])
         ORDER BY e.next_attempt_at, e.id
-        LIMIT $4
+        LIMIT $6
         FOR UPDATE OF e SKIP LOCKED
-     ), leased AS (
-       UPDATE subscription_events e SET lease_owner = $2, lease_until = $3 FROM due WHERE e.id = due.id
+     ), ${CHOSEN_WITHIN_ROOM_SQL}, leased AS (
+       UPDATE subscription_events e SET lease_owner = $2, lease_until = $3 FROM chosen WHERE e.id = chosen.id
        RETURNING e.id AS event_id, e.webhook_id, e.subscription_id, e.payload, e.attempts, e.first_attempt_at
      )
-     SELECT l.event_id::text AS id, l.webhook_id, l.subscription_id, s.url, s.secret_enc, l.payload, l.attempts,
-            l.first_attempt_at
+     SELECT l.event_id::text AS id, l.webhook_id, l.subscription_id, s.url, ${ORIGIN_SQL} AS origin, s.secret_enc,
+            l.payload, l.attempts, l.first_attempt_at
        FROM leased l JOIN subscriptions s ON s.id = l.subscription_id
       ORDER BY l.event_id`,
-    [opts.now, opts.owner, until, opts.limit],
+    [opts.now, opts.owner, until, ...roomParameters(opts)],
   );
   return rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
     subscriptionId: r.subscription_id,
     url: r.url,
-    origin: originOf(r.url),
+    origin: r.origin,
     secretEnc: r.secret_enc,
     payload: r.payload,
     attempts: r.attempts,
     firstAttemptAt: r.first_attempt_at,
     leaseUntil: until,
   }));
+}
+
+/** Where a leased event goes now, read just before its send. */
+export interface LeaseStanding {
+  readonly url: string;
+  readonly secretEnc: Uint8Array;
+  /** false: the subscription was disabled while the event waited in hand. */
+  readonly enabled: boolean;
+}
+
+/**
+ * The subscriptions of events `owner` still holds pending, as they stand now: an event waits in
+ * a deliverer's hand up to a lease, and meanwhile its subscription may have been disabled,
+ * deleted, pointed at another URL or given a new secret. An event missing from the answer is no
+ * longer this deliverer's to send.
+ */
+export async function standingOfLeased(
+  q: Queryable,
+  owner: string,
+  ids: readonly string[],
+): Promise<Map<string, LeaseStanding>> {
+  if (ids.length === 0) return new Map();
+  const rows = await q.query<{ id: string; url: string; secret_enc: Uint8Array; enabled: boolean }>(
+    `SELECT e.id::text AS id, s.url, s.secret_enc, s.enabled
+       FROM subscription_events e JOIN subscriptions s ON s.id = e.subscription_id
+      WHERE e.id = ANY($1::bigint[]) AND e.lease_owner = $2 AND e.state = 'pending'`,
+    [[...ids], owner],
+  );
+  return new Map(rows.map((r) => [r.id, { url: r.url, secretEnc: r.secret_enc, enabled: r.enabled }]));
+}
+
+/** Ends a held event unsent: its subscription was disabled while it waited in hand. */
+export async function skipLeasedEvent(q: Queryable, id: string, owner: string): Promise<void> {
+  await q.query(
+    `UPDATE subscription_events SET state = 'skipped', last_error = 'not sent: the subscription was disabled',
+            lease_owner = NULL, lease_until = NULL
+      WHERE id = $1 AND lease_owner = $2 AND state = 'pending'`,
+    [id, owner],
+  );
 }
 
 /** Gives a leased event back unattempted. */
@@ -161,7 +210,9 @@ function stateOf(outcome: SubscriptionOutcome): string {
 }
 
 /**
- * Writes attempts and their outcomes (those whose event `owner` still holds) in one statement,
+ * Writes attempts and their outcomes (those whose event `owner` still holds) in one statement
+ * (a failed attempt of a subscription disabled while it was on its way is not tried again: the
+ * event is skipped, as its subscription's other pending events were),
  * then what they mean for their subscriptions: one whose latest attempt here was delivered
  * ends its run of failures; one whose latest failed starts a run (or continues it) and, once
  * the run is `disableAfterMs` old, or at a 410 Gone, is disabled with the reason and its
@@ -179,11 +230,15 @@ export async function recordSubscriptionAttempts(
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], $6::int[],
                             $7::int[]) AS u(id, state, at, next_at, error, status_code, latency_ms)
      ), upd AS (
-       UPDATE subscription_events e SET state = u.state, attempts = e.attempts + 1,
-              first_attempt_at = COALESCE(e.first_attempt_at, u.at), next_attempt_at = u.next_at,
+       UPDATE subscription_events e
+          SET state = CASE WHEN u.state = 'pending' AND NOT s.enabled THEN 'skipped' ELSE u.state END,
+              attempts = e.attempts + 1,
+              first_attempt_at = COALESCE(e.first_attempt_at, u.at),
+              next_attempt_at = CASE WHEN s.enabled THEN u.next_at END,
               delivered_at = CASE WHEN u.state = 'delivered' THEN u.at END, last_error = u.error,
               lease_owner = NULL, lease_until = NULL
-         FROM u WHERE e.id = u.id AND e.lease_owner = $8
+         FROM u, subscriptions s
+        WHERE e.id = u.id AND e.lease_owner = $8 AND s.id = e.subscription_id
        RETURNING e.id
      ), ins AS (
        INSERT INTO subscription_delivery_attempts (event_id, at, status_code, latency_ms, error)

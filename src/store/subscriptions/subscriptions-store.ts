@@ -159,15 +159,21 @@ export async function updateSubscription(
       change.now,
     ],
   );
-  if (change.enabled === false) await skipPending(tx, id, 'not sent: the subscription was disabled');
+  if (change.enabled === false)
+    await skipPending(tx, id, 'not sent: the subscription was disabled', change.now);
 }
 
-/** Pending events of a disabled subscription are not sent (a redelivery sends one). */
-export async function skipPending(tx: Queryable, id: string, why: string): Promise<void> {
+/**
+ * Pending events of a disabled subscription are not sent (a redelivery sends one). An event a
+ * deliverer holds under a live lease is left to it: one being sent has its attempt recorded as it
+ * ended, one waiting in hand is skipped there, at the look just before its send
+ * (subscription-deliverer.ts).
+ */
+async function skipPending(tx: Queryable, id: string, why: string, now: Date): Promise<void> {
   await tx.query(
     `UPDATE subscription_events SET state = 'skipped', last_error = $2, lease_owner = NULL, lease_until = NULL
-      WHERE subscription_id = $1 AND state = 'pending'`,
-    [id, why],
+      WHERE subscription_id = $1 AND state = 'pending' AND (lease_until IS NULL OR lease_until < $3)`,
+    [id, why, now],
   );
 }
 

@@ -11,6 +11,7 @@ import {
   type SubscriptionEventInfo,
 } from '../../store/subscriptions/subscription-event-replay.js';
 import { insertSubscriptionEvents } from '../../store/subscriptions/subscription-events.js';
+import { holdDispatchCursor } from '../../store/subscriptions/subscription-feed.js';
 import {
   changeAddresses,
   deleteSubscription,
@@ -103,7 +104,13 @@ function checkAddressCount(count: number, limits: SubscriptionLimits): void {
     );
 }
 
-/** Changes the address list; refused whole (SubscriptionLimitError) past the bound. The count after. */
+/**
+ * Changes the address list; refused whole (SubscriptionLimitError) past the bound. The count after.
+ * The dispatcher's cursor is held first, as a registration holds it (insertSubscription): a
+ * record committed while the change is in flight scores above the cursor, so an added address
+ * has its event for it, not a dispatch round that read the old list. Cursor before subscription
+ * row, as a dispatch round takes them (its event rows check the subscription's key).
+ */
 export async function changeSubscriptionAddresses(
   db: Db,
   limits: SubscriptionLimits,
@@ -111,6 +118,7 @@ export async function changeSubscriptionAddresses(
   change: AddressChange,
 ): Promise<number> {
   return db.transaction(async (tx) => {
+    await holdDispatchCursor(tx);
     await lockedOrGone(tx, id);
     const count = await changeAddresses(tx, id, change);
     checkAddressCount(count, limits);
