@@ -101,15 +101,37 @@ describe('planVerdicts', () => {
     assert.deepEqual([plan.touched, plan.watch, plan.record, plan.steps.length], [true, false, null, 0]);
   });
 
-  it('rejected fails it (through SUCCESS from MINED), and nothing after a failure counts', () => {
+  it('rejected fails it (through SUCCESS from MINED, at a look at it as MINED), and nothing after a failure counts', () => {
     const plan = planVerdicts(
       { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
-      [v({ kind: 'rejected', reason: 'gone' }), v({ kind: 'mempool' })],
+      [v({ kind: 'rejected', reason: 'gone' }, { seenAs: 'MINED' }), v({ kind: 'mempool' })],
       6,
     );
     assert.deepEqual(moves(plan), ['MINED>SUCCESS', 'SUCCESS>FAILED']);
     assert.equal(plan.failure, 'gone');
     assert.equal(plan.watch, false);
+  });
+
+  it("a push's or a broadcast's rejection of a MINED ticket does not fail it: it is looked at again", () => {
+    for (const extra of [{}, { fromBroadcast: true }, { seenAs: 'SUCCESS' as const }]) {
+      const plan = planVerdicts(
+        { status: 'MINED', firstMined: false, record: { state: 'mined', blkHash: A } },
+        [v(mined(A), { tipHeight: 20 }), v({ kind: 'rejected', reason: 'stale callback' }, extra)],
+        6,
+      );
+      assert.deepEqual(
+        [plan.status, plan.failure, plan.steps.length, plan.touched, plan.watch, plan.minedIn, plan.record],
+        ['MINED', null, 0, true, true, null, null],
+        JSON.stringify(extra),
+      );
+    }
+    // Rejected before it was mined, then mined (in the same batch): the block stands.
+    const minedAfter = planVerdicts(
+      { status: 'SUCCESS', firstMined: true, record: { state: 'unconfirmed', blkHash: '' } },
+      [v({ kind: 'mempool' }), v(mined(B), { tipHeight: 10 }), v({ kind: 'rejected', reason: 'late' })],
+      6,
+    );
+    assert.deepEqual([minedAfter.status, minedAfter.failure], ['MINED', null]);
   });
 
   it('double-spend and unknown only reschedule', () => {

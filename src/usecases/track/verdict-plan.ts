@@ -155,6 +155,16 @@ export function planVerdicts(
         break;
       }
       case 'rejected':
+        // A MINED ticket has a block's proof: a rejection from a push (a callback sent again after
+        // a restart, older than the block) or a broadcast's answer is not enough to fail it. It
+        // is looked at again at once, and the answer to that look decides.
+        if (status === 'MINED' && view.seenAs !== 'MINED') {
+          touched = true;
+          watch = true;
+          minedIn = null;
+          waitsForBlock = false;
+          break;
+        }
         failure = s.reason;
         moveTo('FAILED');
         touched = true;
