@@ -105,6 +105,18 @@ export function writerProblems(config: Config): string[] {
   return [];
 }
 
+/**
+ * A token's amounts reach JSON as numbers (the API the wallets speak): a supply past 2^53-1 would
+ * make every answer that carries it fail, so it is refused at start.
+ */
+export function tokenSupplyProblems(config: Config): string[] {
+  return BigInt(config.tokenSupply) > BigInt(Number.MAX_SAFE_INTEGER)
+    ? [
+        `tokenSupply: ${config.tokenSupply} is more than 2^53-1 (${Number.MAX_SAFE_INTEGER}), the most a JSON number carries exactly`,
+      ]
+    : [];
+}
+
 export function productionProblems(config: Config): string[] {
   if (config.env !== 'production') return [];
   const problems: string[] = [];
@@ -179,6 +191,7 @@ export function loadConfig(input: LoadConfigInput = {}): Config {
       ...fundingLeaseProblems(config),
       ...writerProblems(config),
       ...productionProblems(config),
+      ...tokenSupplyProblems(config),
     );
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);

@@ -142,6 +142,15 @@ describe('loadConfig validation', () => {
     assert.ok(problems.some((p) => p.startsWith('roles')));
   });
 
+  it('refuses a token supply past 2^53-1, which no JSON number carries exactly', () => {
+    const problems = problemsOf(() => loadConfig({ argv: ['--token-supply', '9007199254740992'] }));
+    assert.ok(problems.some((p) => p.startsWith('tokenSupply: 9007199254740992 is more than 2^53-1')));
+    assert.equal(
+      loadConfig({ argv: ['--token-supply', '9007199254740991'] }).tokenSupply,
+      '9007199254740991',
+    );
+  });
+
   it('rejects unknown env settings, flags, file keys and stray arguments', () => {
     const problems = problemsOf(() =>
       loadConfig({

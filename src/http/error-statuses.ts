@@ -61,6 +61,7 @@ export const ERRORS = {
   TX_NOT_FOUND: { status: 404, title: 'Transaction not known to the ledger' },
   RAWTX_REQUIRED: { status: 422, title: 'The ledger serves no raw transactions: give rawtx' },
   NO_FUNDING_OUTPUT: { status: 422, title: 'Transaction pays nothing to the funding address' },
+  FUNDING_SPLIT_UNDER_WAY: { status: 409, title: "The funding pool's own split, not yet recorded" },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   FAUCET_LIMIT: { status: 429, title: 'Faucet grants used up for today' },
   STREAM_LIMIT: { status: 429, title: 'Too many open streams' },

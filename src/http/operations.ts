@@ -215,6 +215,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
       'TX_NOT_FOUND',
       'RAWTX_REQUIRED',
       'NO_FUNDING_OUTPUT',
+      'FUNDING_SPLIT_UNDER_WAY',
       'LEDGER_UNAVAILABLE',
       'IDEMPOTENCY_CONFLICT',
     ],

@@ -114,6 +114,20 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
     assert.deepEqual(outputs.map((o) => o.amount).sort(), [100_000n, 500_000n].sort());
   });
 
+  it('a mint no issuer means is refused at once, never put to the approvers', async () => {
+    const { token } = suite.t.service.parts;
+    for (const [to, why] of [
+      [token.burnAddress, /burn address/],
+      [token.feeAddress, /fee address/],
+      [token.mintAddress, /treasury/],
+      ['not-an-address', /not a P2PKH address/],
+    ] as const) {
+      const asked = await as('minterA', 'POST', '/v2/admin/mint', { to, amount: '5' });
+      assertProblem(asked, 400, 'INVALID_ADDRESS');
+      assert.match(asked.text, why);
+    }
+  });
+
   it('unpause is held back until a second pause key approves it', async () => {
     assert.equal(
       (await as('pauserA', 'PUT', '/v2/admin/pause', { paused: true, reason: 'drill' })).status,

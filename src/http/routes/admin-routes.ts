@@ -19,7 +19,7 @@ import { keptSupply } from '../../store/wallets/kept-supply.js';
 import { redeemedAmount } from '../../store/wallets/wallet-queries.js';
 import { issueApiKey, revokeKey, setKeyRateLimit } from '../../usecases/admin/manage-api-keys.js';
 import { checkAllowance } from '../../usecases/controls/allowances.js';
-import { mintTokens } from '../../usecases/supply/mint-tokens.js';
+import { checkMintRequest, mintTokens } from '../../usecases/supply/mint-tokens.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
 import { grants } from '../plugins/auth.js';
@@ -268,21 +268,30 @@ export function adminRoutes(deps: AdminRouteDeps) {
       },
       async (request, reply) => {
         const amount = parseTokens(request.body.amount);
-        // The asking key's allowance (issue 32) caps what it mints, held back or not.
         const minter = request.principal?.id ?? 'unknown';
-        await checkAllowance(ctx, minter, amount);
-        const held = await heldBack(deps, request, {
-          action: 'mint',
-          body: { to: request.body.to, amount: amount.toString() },
-          summary: `mint ${formatTokens(amount)} to ${request.body.to}`,
-          amount,
-        });
-        if (held !== null) return reply.code(202).send(held);
+        const prepared = preparedUnder(ctx.db, request, ctx.now);
+        // A retry of a mint whose transaction an earlier attempt kept goes on with that one: it
+        // passed these checks, and may have committed (its answer lost), so a refusal here would
+        // tell the operator no mint happened when one did. Its allowance is charged (once) as
+        // it is submitted.
+        const resumed = ((await prepared?.earlier()) ?? null) !== null;
+        if (!resumed) {
+          checkMintRequest(ctx.token, request.body.to, amount);
+          // The asking key's allowance (issue 32) caps what it mints, held back or not.
+          await checkAllowance(ctx, minter, amount);
+          const held = await heldBack(deps, request, {
+            action: 'mint',
+            body: { to: request.body.to, amount: amount.toString() },
+            summary: `mint ${formatTokens(amount)} to ${request.body.to}`,
+            amount,
+          });
+          if (held !== null) return reply.code(202).send(held);
+        }
         const { ticketId, txid } = await mintTokens(
           ctx,
           deps.mintKey,
           { to: request.body.to, amount, minter },
-          preparedUnder(ctx.db, request, ctx.now),
+          prepared,
         );
         return { ticketId, txid };
       },

@@ -105,6 +105,16 @@ const bytesOf = (intent: SplitIntent | null): Uint8Array | null =>
 
 const keptSplit = async (q: Queryable) => bytesOf(await readSetting<SplitIntent>(q, SPLIT_INTENT));
 
+/**
+ * The txid of the split kept and not yet recorded (a crash, a lost answer), or null. Read under
+ * FUNDING_SPLIT_LOCK, it stays so until the holder's transaction ends: only the keeper records
+ * it (its outputs but the last join the pool).
+ */
+export async function splitUnderWay(q: Queryable): Promise<string | null> {
+  const kept = await keptSplit(q);
+  return kept === null ? null : txidOf(kept);
+}
+
 /** Builds, signs and keeps a split when the pool is low and no split is kept; its bytes. */
 async function newSplit(deps: RefillDeps, lowWater: number, wanted: number): Promise<Uint8Array | null> {
   if ((await availableFundingUpTo(deps.db, lowWater)) >= lowWater) return null;

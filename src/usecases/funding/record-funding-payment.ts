@@ -11,9 +11,11 @@ import { DomainError } from '../../domain/domain-error.js';
 import { bytesEqual } from '../../domain/script-chunks.js';
 import { checkTxShape } from '../../domain/tx-shape.js';
 import { type Ledger, LedgerUnavailableError } from '../../ledger/port.js';
+import { holdTransactionLock } from '../../store/db/advisory-lock.js';
 import type { Db } from '../../store/db/db.js';
 import { keepFundingTransaction, poolVoutsOf } from '../../store/funding/funding-pool.js';
 import { addReserveOutputs, type ReserveOutput } from '../../store/funding/funding-reserve.js';
+import { FUNDING_SPLIT_LOCK, splitUnderWay } from './pool-refill.js';
 
 export interface FundingPaymentDeps {
   readonly db: Db;
@@ -108,6 +110,15 @@ export async function recordFundingPayment(
     throw new DomainError('NO_FUNDING_OUTPUT', `transaction ${txid} pays nothing to the funding address`);
   }
   const recorded = await deps.db.transaction(async (q) => {
+    // The pool's own split, sent and not yet recorded, is the keeper's to record: taken as a
+    // payment, its pool outputs would be reserve too, and a later split would spend outputs
+    // transfers hold.
+    await holdTransactionLock(q, FUNDING_SPLIT_LOCK);
+    if ((await splitUnderWay(q)) === txid)
+      throw new DomainError(
+        'FUNDING_SPLIT_UNDER_WAY',
+        `transaction ${txid} is the funding pool's own split, not yet recorded: the pool keeper records it on its next pass`,
+      );
     // Its bytes are kept: a split of it may be spent by transfers before either is mined, and
     // their Atomic BEEF reaches back through both (ARC serves no raw transaction it did not take
     // from this process).

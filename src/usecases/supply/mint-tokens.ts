@@ -24,14 +24,30 @@ export interface MintRequest {
 
 export type MintResult = HeldTransferResult;
 
+/**
+ * Refuses a mint no issuer means: nothing, to no P2PKH address, or to one of the token's own
+ * addresses (into the burn address it would count as burned, so a mint-scoped key could burn;
+ * into the treasury or the fee address it mints to the service itself). Checked before a mint is
+ * held back for approvals too, so that no such proposal is put to the approvers.
+ */
+export function checkMintRequest(token: ApiContext['token'], to: string, amount: bigint): void {
+  if (amount <= 0n) throw new DomainError('INVALID_AMOUNT', 'a mint must be of more than 0 tokens');
+  if (pubKeyHashOf(to) === null) throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${to}`);
+  const own = new Map([
+    [token.burnAddress, 'the burn address'],
+    [token.mintAddress, 'the treasury (mint address)'],
+    [token.feeAddress, 'the fee address'],
+  ]).get(to);
+  if (own !== undefined) throw new DomainError('INVALID_ADDRESS', `a mint cannot pay ${own}: ${to}`);
+}
+
 export async function mintTokens(
   ctx: ApiContext,
   mintKey: Uint8Array,
   req: MintRequest,
   prepared?: PreparedTransaction,
 ): Promise<MintResult> {
-  if (pubKeyHashOf(req.to) === null)
-    throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${req.to}`);
+  checkMintRequest(ctx.token, req.to, req.amount);
   // An issuer puts no new tokens into a frozen address.
   const frozen = frozenRecipientRefusal(req.to, await frozenAmong(ctx.db, [req.to]));
   if (frozen !== null) throw new DomainError(frozen.code, frozen.detail);
@@ -41,7 +57,9 @@ export async function mintTokens(
     outputs: [{ op: 'transfer' as const, to: req.to, amount: req.amount }],
   };
   if (req.minter === undefined) return sendFromHeldAddress(ctx, held, prepared);
-  await checkAllowance(ctx, req.minter, req.amount);
+  // A retry with an earlier attempt's transaction is charged when it is submitted (spent before:
+  // nothing more); a refusal up front would deny a mint that may have committed.
+  if (((await prepared?.earlier()) ?? null) === null) await checkAllowance(ctx, req.minter, req.amount);
   const spending = allowanceSpending(ctx, req.minter, req.amount, prepared);
   let minted: MintResult;
   try {
