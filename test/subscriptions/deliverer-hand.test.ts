@@ -1,13 +1,15 @@
 // What an address webhook deliverer holds in hand, on each database: one slow receiver's backlog
 // takes at most its room of the hand, so other receivers' events go out while it hangs; and an
 // event waiting in hand is sent as its subscription stands at the send, not at the lease (one
-// disabled meanwhile is not sent, one pointed at a new URL goes there).
+// disabled meanwhile is not sent, one pointed at a new URL goes there, and one a stopped
+// deliverer held through a disable is not sent once the subscription is enabled again).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { parseCallbackAllow } from '../../src/callbacks/address-guard.js';
 import { createSubscriptionDeliverer } from '../../src/callbacks/subscription-deliverer.js';
 import { subscriptionEventPage } from '../../src/store/subscriptions/subscription-event-replay.js';
+import { leaseSubscriptionEvents } from '../../src/store/subscriptions/subscription-events.js';
 import type { SubscriptionRow } from '../../src/store/subscriptions/subscriptions-store.js';
 import { dispatchOnce } from '../../src/usecases/subscriptions/dispatch-events.js';
 import {
@@ -150,5 +152,40 @@ describeOnEachDb('address webhooks: what a deliverer holds in hand', (fresh) => 
       await old.receiver.close();
       await moved.close();
     }
+  });
+
+  it('an event a stopped deliverer held when its subscription was disabled is skipped when it is enabled again', async () => {
+    const receiver = await startWebhookReceiver();
+    const subscription = await withEvents('hand left over', receiver.url('/left'), 1);
+    const now = new Date();
+    // A deliverer leases the event and stops before sending it; the owner disables meanwhile.
+    const [held] = await leaseSubscriptionEvents(fresh.db, {
+      owner: 'stopped',
+      now,
+      leaseMs: 60_000,
+      limit: 10,
+    });
+    assert.ok(held);
+    await changeSubscription(fresh.db, subscription.id, { enabled: false, now });
+    assert.deepEqual(await statesOf(subscription), ['pending'], 'left to its holder while the lease runs');
+    // Enabled again after the lease ran out.
+    const later = new Date(now.getTime() + 120_000);
+    await changeSubscription(fresh.db, subscription.id, { enabled: true, now: later });
+    const d = createSubscriptionDeliverer({
+      db: fresh.db,
+      masterKey: MASTER,
+      allow: parseCallbackAllow(['127.0.0.1']),
+      log: silent,
+      clock: () => later,
+      owner: 'after',
+    });
+    try {
+      await d.runDueNow();
+    } finally {
+      await d.stop();
+      await receiver.close();
+    }
+    assert.equal(receiver.received.length, 0, 'an event from before the disable is not sent after it');
+    assert.deepEqual(await statesOf(subscription), ['skipped']);
   });
 });

@@ -138,6 +138,7 @@ export async function updateSubscription(
   id: string,
   change: SubscriptionChange,
 ): Promise<void> {
+  if (change.enabled === true) await skipLeftOver(tx, id, change.now);
   await tx.query(
     `UPDATE subscriptions SET
        url = COALESCE($2, url),
@@ -174,6 +175,22 @@ async function skipPending(tx: Queryable, id: string, why: string, now: Date): P
     `UPDATE subscription_events SET state = 'skipped', last_error = $2, lease_owner = NULL, lease_until = NULL
       WHERE subscription_id = $1 AND state = 'pending' AND (lease_until IS NULL OR lease_until < $3)`,
     [id, why, now],
+  );
+}
+
+/**
+ * Enabled again: the events a deliverer held when the subscription was disabled, and whose lease
+ * ran out since (the deliverer stopped before it sent or skipped them), are skipped as the
+ * disable skipped the others; a test event asked for while it was disabled (never leased) is
+ * sent. Only a subscription disabled until now: an enabled one's such events are retried.
+ */
+async function skipLeftOver(tx: Queryable, id: string, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE subscription_events e SET state = 'skipped', last_error = 'not sent: the subscription was disabled',
+            lease_owner = NULL, lease_until = NULL
+       FROM subscriptions s
+      WHERE s.id = $1 AND NOT s.enabled AND e.subscription_id = $1 AND e.state = 'pending' AND e.lease_until < $2`,
+    [id, now],
   );
 }
 
