@@ -286,6 +286,18 @@ describeServiceOnEachDb(
         /neither frozen/,
       );
       await admin('POST', '/v2/admin/freezes', { address: thief.address, reason: 'stolen' });
+      // A reissue its mint would refuse (into the burn address) is refused before anything is seized.
+      assertProblem(
+        await admin('POST', '/v2/admin/seizures', {
+          ...order,
+          reissueTo: suite.t.service.parts.token.burnAddress,
+        }),
+        400,
+        'INVALID_ADDRESS',
+        /burn address/,
+      );
+      const listedBefore = (await admin('GET', '/v2/admin/seizures')).json as { seizures: unknown[] };
+      assert.equal(listedBefore.seizures.length, 0, 'nothing seized by the refused order');
       const seized = await admin('POST', '/v2/admin/seizures', order);
       assert.equal(seized.status, 201, seized.text);
       const done = seized.json as { amount: { atomic: number }; reissueTxid: string | null; actor: string };

@@ -32,7 +32,7 @@ import {
   seizureByReference,
 } from '../../store/controls/seizure-store.js';
 import type { ApiContext } from '../context.js';
-import { mintTokens } from '../supply/mint-tokens.js';
+import { checkMintRecipient, mintTokens } from '../supply/mint-tokens.js';
 import { isTakenInput, type PreparedTransaction } from '../supply/send-from-held-address.js';
 
 export interface SeizureRequest {
@@ -81,6 +81,8 @@ export async function seizeAndReissue(
 ): Promise<SeizureOutcome> {
   if (!isValidAddress(req.reissueTo))
     throw new DomainError('INVALID_ADDRESS', `invalid address: ${req.reissueTo}`);
+  // Refused whole, before anything is seized, where the reissue's mint would be refused.
+  checkMintRecipient(ctx.token, req.reissueTo);
   const parsed = [...new Set(req.outpoints)].map((o) => {
     const m = OUTPOINT.exec(o);
     if (m === null) return null;

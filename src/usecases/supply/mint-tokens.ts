@@ -32,6 +32,11 @@ export type MintResult = HeldTransferResult;
  */
 export function checkMintRequest(token: ApiContext['token'], to: string, amount: bigint): void {
   if (amount <= 0n) throw new DomainError('INVALID_AMOUNT', 'a mint must be of more than 0 tokens');
+  checkMintRecipient(token, to);
+}
+
+/** The recipient half of checkMintRequest (a seizure's reissue checks it before it seizes). */
+export function checkMintRecipient(token: ApiContext['token'], to: string): void {
   if (pubKeyHashOf(to) === null) throw new DomainError('INVALID_ADDRESS', `not a P2PKH address: ${to}`);
   const own = new Map([
     [token.burnAddress, 'the burn address'],
