@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { apiContextOf } from '../../src/compose.js';
+import { txidOf } from '../../src/crypto/txid.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
+import { preparedFor } from '../../src/usecases/controls/proposals-execute.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { assertProblem, http, utxosOf } from '../e2e/e2e-http.js';
 import { eventually } from '../e2e/support.js';
@@ -112,6 +114,45 @@ describeServiceOnEachDb('approvals and mint allowances', [], (suite) => {
       return list.length >= 2 ? list : undefined;
     }, 'both mints seen');
     assert.deepEqual(outputs.map((o) => o.amount).sort(), [100_000n, 500_000n].sort());
+  });
+
+  it('an approved mint whose kept transaction lost its treasury output is built again', async () => {
+    const to = party(`approvals stale mint ${suite.target}`);
+    const asked = await as('minterA', 'POST', '/v2/admin/mint', { to: to.address, amount: '3' });
+    assert.equal(asked.status, 202, asked.text);
+    const p = asked.json as ProposalAnswer;
+    // An executor killed once it kept the proposal's transaction, before submitting it.
+    const ctx = apiContextOf(suite.t.service.parts);
+    let stale: string | null = null;
+    await assert.rejects(
+      mintTokens(
+        ctx,
+        suite.t.service.parts.keys.mint,
+        { to: to.address, amount: 300_000n },
+        {
+          earlier: async () => null,
+          keep: async (raw) => {
+            await preparedFor(ctx, p.id).keep(raw);
+            stale = txidOf(raw);
+            throw new Error('killed after the keep');
+          },
+        },
+      ),
+      /killed after the keep/,
+    );
+    // A smaller mint takes the treasury output the kept transaction picked.
+    const taking = await as('minterB', 'POST', '/v2/admin/mint', { to: to.address, amount: '1' });
+    assert.equal(taking.status, 200, taking.text);
+
+    const approved = await as('minterB', 'POST', `/v2/admin/proposals/${p.id}/approve`, {});
+    assert.equal(approved.status, 200, approved.text);
+    const done = approved.json as ProposalAnswer;
+    assert.equal(done.state, 'executed', approved.text);
+    const [ticket] = await suite.t.service.parts.db.query<{ submitted_txid: string }>(
+      'SELECT submitted_txid FROM tickets WHERE txid = $1',
+      [String(done.answer?.txid)],
+    );
+    assert.ok(ticket !== undefined && stale !== null && ticket.submitted_txid !== stale, 'built again');
   });
 
   it('a mint no issuer means is refused at once, never put to the approvers', async () => {

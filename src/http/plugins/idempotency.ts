@@ -19,6 +19,7 @@ import {
   recall,
   recallPrepared,
   remember,
+  replaceStalePrepared,
   requestHashOf,
 } from '../../store/access/idempotency-store.js';
 import type { Queryable } from '../../store/db/db.js';
@@ -225,5 +226,6 @@ export function preparedUnder(
   return {
     earlier: async () => checked(await recallPrepared(db, scope)),
     keep: async (raw) => checked(await keepPrepared(db, scope, raw, now())) ?? raw,
+    replace: async (stale, fresh) => checked(await replaceStalePrepared(db, scope, stale, fresh)) ?? stale,
   };
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 
 import type { Queryable } from '../db/db.js';
+import { neverCommittable, neverCommittableParameters } from '../submissions/never-committable.js';
 
 /** The anonymous caller's api_key_id. */
 export const ANONYMOUS_API_KEY_ID = '';
@@ -169,6 +170,26 @@ export async function keepPrepared(
   );
   if (inserted.length > 0) return raw;
   return (await recallPrepared(q, scope)) ?? raw;
+}
+
+/**
+ * Replaces the transaction kept under this request with `raw` when the kept one is `stale` and can
+ * never be committed (neverCommittable: judged from its own bytes), and answers the one kept
+ * afterwards: `raw`, a concurrent attempt's replacement, or `stale` itself when it may yet commit
+ * (a ticket holds it, or the transfer that took its input is still being broadcast).
+ */
+export async function replaceStalePrepared(
+  q: Queryable,
+  scope: IdempotencyScope,
+  stale: Uint8Array,
+  raw: Uint8Array,
+): Promise<Uint8Array | 'conflict' | null> {
+  await q.query(
+    `UPDATE idempotency_prepared SET raw_tx = $4
+      WHERE api_key_id = $1 AND key = $2 AND raw_tx = $3 AND ${neverCommittable(5)}`,
+    [scope.apiKeyId, scope.key, stale, raw, ...neverCommittableParameters(stale)],
+  );
+  return recallPrepared(q, scope);
 }
 
 /** Deletes the answers and prepared transactions kept before `olderThan`; returns how many answers. */

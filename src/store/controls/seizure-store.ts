@@ -4,11 +4,9 @@
 // reissue (built and signed, not yet submitted) are written in one transaction: the seizure is
 // 'prepared'. Its state turns 'reissued', with the reissue's txid, once the reissue's ticket is
 // committed; until then every attempt submits the kept bytes, never a second mint.
-import { txidOf } from '../../crypto/txid.js';
-import { spentOutpoints } from '../../domain/spent-outpoints.js';
 import type { Db, Queryable } from '../db/db.js';
 import { isUniqueViolation } from '../db/sql-error.js';
-import { liveReservation } from '../wallets/wallet-queries.js';
+import { neverCommittable, neverCommittableParameters } from '../submissions/never-committable.js';
 import { recordControlEvent } from './control-events.js';
 
 export interface SeizureOrder {
@@ -234,11 +232,8 @@ export async function keepReissue(q: Queryable, seizureId: string, raw: Uint8Arr
 
 /**
  * Replaces a prepared seizure's reissue that can never be committed with `raw`, and answers the
- * reissue kept afterwards. "Never" is judged here, under the seizure's row lock, from the stale
- * reissue's own bytes: one of its inputs is gone, or spent by a transaction the network took (a
- * spender still BROADCASTING may yet fail and free it; until the network answers, a process that
- * read the old bytes could still commit them, and the seized value would be minted twice). And no
- * ticket holds the stale reissue. Otherwise nothing is replaced and the stale one is answered.
+ * reissue kept afterwards, judged under the seizure's row lock by neverCommittable (from the stale
+ * reissue's own bytes). Otherwise nothing is replaced and the stale one is answered.
  */
 export async function replaceStaleReissue(
   db: Db,
@@ -246,18 +241,12 @@ export async function replaceStaleReissue(
   stale: Uint8Array,
   raw: Uint8Array,
 ): Promise<Uint8Array | null> {
-  const inputs = spentOutpoints(stale) ?? [];
   return db.transaction(async (tx) => {
     await tx.query('SELECT 1 FROM seizures WHERE id = $1 FOR UPDATE', [seizureId]);
     await tx.query(
       `UPDATE seizures SET reissue_raw = $3
-        WHERE id = $1 AND state = 'prepared' AND reissue_raw = $2
-          AND NOT EXISTS (SELECT 1 FROM tickets WHERE submitted_txid = $4)
-          AND EXISTS (SELECT 1 FROM unnest($5::text[], $6::int[]) AS u(txid, vout)
-                        LEFT JOIN token_outputs o ON o.txid = u.txid AND o.vout = u.vout
-                       WHERE o.txid IS NULL
-                          OR (o.spent_by IS NOT NULL AND ${liveReservation('o')} IS NULL))`,
-      [seizureId, stale, raw, txidOf(stale), inputs.map((i) => i.txid), inputs.map((i) => i.vout)],
+        WHERE id = $1 AND state = 'prepared' AND reissue_raw = $2 AND ${neverCommittable(4)}`,
+      [seizureId, stale, raw, ...neverCommittableParameters(stale)],
     );
     return keptReissue(tx, seizureId);
   });

@@ -67,6 +67,8 @@ export interface AllowanceSpending extends PreparedTransaction {
  * transaction about to be submitted spends `amount` of the key's allowance first: once per
  * transaction (keyed by its txid as built), so a retry that submits the kept transaction again
  * spends nothing more. Refused with MINT_ALLOWANCE_EXCEEDED when the allowance is too small.
+ * Without a place to keep it (no Idempotency-Key), the transaction is kept nowhere, and one whose
+ * input another transfer took is replaced at once.
  */
 export function allowanceSpending(
   ctx: AllowanceDeps,
@@ -87,7 +89,20 @@ export function allowanceSpending(
     }
     return raw;
   };
+  // The charge moves with the transaction: the stale one, never committed, gives back what it
+  // spent, and the one kept in its place spends.
+  const replace = async (stale: Uint8Array, fresh: Uint8Array): Promise<Uint8Array> => {
+    const now = inner?.replace === undefined ? fresh : await inner.replace(stale, fresh);
+    const staleTxid = txidOf(stale);
+    if (txidOf(now) !== staleTxid) {
+      await refundAllowance(ctx.db, staleTxid);
+      if (spentTxid === staleTxid) spentTxid = null;
+    }
+    return spend(now);
+  };
   return {
+    // A kept transaction the place of keeping cannot replace stays the caller's to judge.
+    ...((inner === undefined || inner.replace !== undefined) && { replace }),
     async earlier() {
       const kept = (await inner?.earlier()) ?? null;
       return kept === null ? null : spend(kept);

@@ -19,7 +19,12 @@ import {
 } from '../../domain/approval-policy.js';
 import { DomainError, type DomainErrorCode } from '../../domain/domain-error.js';
 import { ApiKeyInputError, type ApiKeyScope, createApiKey } from '../../store/access/api-keys-store.js';
-import { keepPrepared, recallPrepared, requestHashOf } from '../../store/access/idempotency-store.js';
+import {
+  keepPrepared,
+  recallPrepared,
+  replaceStalePrepared,
+  requestHashOf,
+} from '../../store/access/idempotency-store.js';
 import { setAllowance } from '../../store/controls/allowance-store.js';
 import { setApprovalPolicy } from '../../store/controls/approval-policy-store.js';
 import {
@@ -71,6 +76,7 @@ export type Execution =
 const TRANSIENT: ReadonlySet<DomainErrorCode> = new Set([
   'LEDGER_UNAVAILABLE',
   'FUNDING_EXHAUSTED',
+  'INPUT_LOCKED',
   'FUNDING_SHARE_EXCEEDED',
   'TRANSFERS_PAUSED',
   'SCREENING_UNAVAILABLE',
@@ -94,6 +100,8 @@ export function preparedFor(ctx: ApiContext, id: string): PreparedTransaction {
   return {
     earlier: async () => checked(await recallPrepared(ctx.db, scope)),
     keep: async (raw) => checked(await keepPrepared(ctx.db, scope, raw, ctx.now())) ?? raw,
+    replace: async (stale, fresh) =>
+      checked(await replaceStalePrepared(ctx.db, scope, stale, fresh)) ?? stale,
   };
 }
 

@@ -35,6 +35,12 @@ export interface PreparedTransaction {
   earlier(): Promise<Uint8Array | null>;
   /** Keeps `raw` as this request's transaction; answers the one to submit (an earlier attempt's wins). */
   keep(raw: Uint8Array): Promise<Uint8Array>;
+  /**
+   * After the kept `stale` was refused because another transfer took an input it picked: keeps
+   * `fresh` in its place if `stale` can never be committed, and answers the one to submit now
+   * (`stale` again while it may yet commit). Absent: such a refusal is the caller's to judge.
+   */
+  replace?(stale: Uint8Array, fresh: Uint8Array): Promise<Uint8Array>;
 }
 
 export interface HeldTransferResult {
@@ -48,23 +54,37 @@ export async function sendFromHeldAddress(
   prepared?: PreparedTransaction,
 ): Promise<HeldTransferResult> {
   const submitted = await inTurn(req.from, async () => {
+    let raw = await firstAttempt(ctx, req, prepared);
     for (let attempt = 1; ; attempt++) {
-      const earlier = (await prepared?.earlier()) ?? null;
-      const built = earlier ?? (await buildHeldTransfer(ctx, req));
-      const raw = earlier ?? (prepared === undefined ? built : await prepared.keep(built));
       try {
         return await submitTransfer(ctx, { raw, callbackUrl: null, callbackSecretEnc: null, apiKeyId: null });
       } catch (err) {
-        // Another process's transfer took an output this one picked: built here just now and
+        // Another process's transfer took an output this one picked. Built here just now and
         // kept nowhere, it reached no ticket and so no ledger, and is built again. A kept one
-        // (a retried request's, a seizure's reissue) is the caller's to judge.
-        if (prepared !== undefined || attempt >= PICKS || !isTakenInput(err)) throw err;
+        // (a retried request's) gives way to a new build only once the store judges it can never
+        // be committed; a seizure's reissue is the seizure's to judge.
+        if (attempt >= PICKS || !isTakenInput(err)) throw err;
+        if (prepared !== undefined && prepared.replace === undefined) throw err;
+        const fresh = await buildHeldTransfer(ctx, req);
+        raw = prepared?.replace === undefined ? fresh : await prepared.replace(raw, fresh);
       }
     }
   });
   const outcome = await submitted.broadcast;
   if (outcome.kind === 'rejected') throw new DomainError('BROADCAST_REJECTED', outcome.reason);
   return { ticketId: submitted.ticketId, txid: submitted.txid };
+}
+
+/** The transaction an earlier attempt kept, or one built now (and kept, when the caller keeps them). */
+async function firstAttempt(
+  ctx: ApiContext,
+  req: HeldTransfer,
+  prepared: PreparedTransaction | undefined,
+): Promise<Uint8Array> {
+  const earlier = (await prepared?.earlier()) ?? null;
+  if (earlier !== null) return earlier;
+  const built = await buildHeldTransfer(ctx, req);
+  return prepared === undefined ? built : prepared.keep(built);
 }
 
 /** Times a transfer is built again because another process's took an output it picked. */
