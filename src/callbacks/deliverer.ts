@@ -25,6 +25,7 @@ import { outboxWriter } from './outbox-writer.js';
 import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
 import { attemptVerdict } from './retry-schedule.js';
+import { RoomLease } from './room-lease.js';
 import { webhookHeaders } from './signer.js';
 import { SigningKeys } from './signing-keys.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
@@ -121,11 +122,15 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     },
   });
   const room = new ReceiverRoom(perOriginLimit, capacity);
+  const leasing = new RoomLease(
+    room,
+    slots,
+    { owner, leaseMs, perOrigin: perOriginLimit, quietMs: pollIntervalMs, clock },
+    (req) => leaseDueEvents(db, req),
+  );
   const keys = new SigningKeys(options.masterKey);
   let settled = 0;
   let background: Promise<void> | null = null;
-  /** When (performance.now) a lease that skipped busy receivers found nothing else due. */
-  let othersDrainedAt = Number.NEGATIVE_INFINITY;
 
   /** Hands a write to the writer; counts the event settled (and tells /metrics) once written. */
   function write(event: LeasedEvent, outcome: AttemptOutcome | 'unsent' | 'release', written: Promise<void>) {
@@ -144,30 +149,11 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     write(event, 'release', writer.write({ kind: 'release', event, owner }));
   }
 
-  /**
-   * Leases into the free room, skipping busy receivers; true when leasing again at once may
-   * find more (every event asked for came).
-   */
+  /** Leases into the free room; true when leasing again at once may find more (all asked came). */
   async function fill(): Promise<boolean> {
     const asked = Math.min(leaseBatch, capacity - slots.held);
     if (asked <= 0 || stopping.signal.aborted) return false;
-    const { busy, roomByOrigin } = room.plan(slots);
-    const othersDrainedLately = performance.now() - othersDrainedAt < pollIntervalMs;
-    // Every receiver in hand is busy and the others had nothing due a moment ago: a lease now
-    // would only scan past the busy receivers' backlog again.
-    if (busy.length > 0 && busy.length === slots.receiversInHand && othersDrainedLately) return false;
-    const events = await leaseDueEvents(db, {
-      owner,
-      now: clock(),
-      leaseMs,
-      limit: asked,
-      perOrigin: perOriginLimit,
-      busyOrigins: busy,
-      roomByOrigin,
-    });
-    slots.admit(events);
-    if (events.length < asked && busy.length > 0) othersDrainedAt = performance.now();
-    return events.length === asked;
+    return (await leasing.fill(asked)) === asked;
   }
 
   async function deliver(event: LeasedEvent): Promise<void> {

@@ -30,6 +30,7 @@ import type { CallbackAllowList, Resolver } from './address-guard.js';
 import { ReceiverRoom } from './receiver-room.js';
 import { ReceiverSlots } from './receiver-slots.js';
 import { attemptVerdict } from './retry-schedule.js';
+import { RoomLease } from './room-lease.js';
 import { webhookHeaders } from './signer.js';
 import { SigningKeys } from './signing-keys.js';
 import { createWebhookSender, type SendResult, type WebhookSender } from './webhook-sender.js';
@@ -103,8 +104,12 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     ),
   );
   const room = new ReceiverRoom(perOriginLimit, capacity);
-  /** When (performance.now) a lease that skipped busy receivers found nothing else due. */
-  let othersDrainedAt = Number.NEGATIVE_INFINITY;
+  const leasing = new RoomLease(
+    room,
+    slots,
+    { owner, leaseMs, perOrigin: perOriginLimit, quietMs: pollIntervalMs, clock },
+    (req) => leaseSubscriptionEvents(db, req),
+  );
   const gatherMs = db.dialect === 'pglite' ? 5 : 2;
   const standing = gathered<string, LeaseStanding | undefined>(async (ids) => {
     const found = await standingOfLeased(db, owner, ids);
@@ -178,31 +183,11 @@ export function createSubscriptionDeliverer(options: SubscriptionDelivererOption
     );
   }
 
-  /** Leases into the free room, skipping busy receivers; the number leased and asked for. */
+  /** Leases into the free room; the number leased and asked for. */
   async function fill(): Promise<{ leased: number; asked: number }> {
     const asked = capacity - slots.held;
     if (asked <= 0 || stopping.signal.aborted) return { leased: 0, asked };
-    const { busy, roomByOrigin } = room.plan(slots);
-    // Every receiver in hand is busy and the others had nothing due a moment ago: a lease now
-    // would only scan past the busy receivers' backlog again.
-    if (
-      busy.length > 0 &&
-      busy.length === slots.receiversInHand &&
-      performance.now() - othersDrainedAt < pollIntervalMs
-    )
-      return { leased: 0, asked: 0 };
-    const events = await leaseSubscriptionEvents(db, {
-      owner,
-      now: clock(),
-      leaseMs,
-      limit: asked,
-      perOrigin: perOriginLimit,
-      busyOrigins: busy,
-      roomByOrigin,
-    });
-    slots.admit(events);
-    if (events.length < asked && busy.length > 0) othersDrainedAt = performance.now();
-    return { leased: events.length, asked };
+    return { leased: await leasing.fill(asked), asked };
   }
 
   /**

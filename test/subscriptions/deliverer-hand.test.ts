@@ -40,7 +40,7 @@ async function until(what: string, done: () => boolean | Promise<boolean>): Prom
 }
 
 describeOnEachDb('address webhooks: what a deliverer holds in hand', (fresh) => {
-  const deliverer = (options: { concurrency: number; perOriginLimit: number }) =>
+  const deliverer = (options: { concurrency?: number; perOriginLimit?: number; clock?: () => Date }) =>
     createSubscriptionDeliverer({
       db: fresh.db,
       masterKey: MASTER,
@@ -171,14 +171,7 @@ describeOnEachDb('address webhooks: what a deliverer holds in hand', (fresh) => 
     // Enabled again after the lease ran out.
     const later = new Date(now.getTime() + 120_000);
     await changeSubscription(fresh.db, subscription.id, { enabled: true, now: later });
-    const d = createSubscriptionDeliverer({
-      db: fresh.db,
-      masterKey: MASTER,
-      allow: parseCallbackAllow(['127.0.0.1']),
-      log: silent,
-      clock: () => later,
-      owner: 'after',
-    });
+    const d = deliverer({ clock: () => later });
     try {
       await d.runDueNow();
     } finally {
