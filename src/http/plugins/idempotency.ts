@@ -15,14 +15,12 @@ import {
   ANONYMOUS_API_KEY_ID,
   type IdempotencyScope,
   type IdempotentResponse,
-  keepPrepared,
   recall,
-  recallPrepared,
   remember,
-  replaceStalePrepared,
   requestHashOf,
 } from '../../store/access/idempotency-store.js';
 import type { Queryable } from '../../store/db/db.js';
+import { preparedUnderKey } from '../../usecases/supply/prepared-under-key.js';
 import type { PreparedTransaction } from '../../usecases/supply/send-from-held-address.js';
 import { AppError } from '../app-error.js';
 
@@ -219,13 +217,8 @@ export function preparedUnder(
 ): PreparedTransaction | undefined {
   const scope = request.idempotency;
   if (scope === undefined) return undefined;
-  const checked = (kept: Uint8Array | 'conflict' | null) => {
+  return preparedUnderKey(db, scope, now, (kept) => {
     if (kept === 'conflict') throw conflict(scope.key);
     return kept;
-  };
-  return {
-    earlier: async () => checked(await recallPrepared(db, scope)),
-    keep: async (raw) => checked(await keepPrepared(db, scope, raw, now())) ?? raw,
-    replace: async (stale, fresh) => checked(await replaceStalePrepared(db, scope, stale, fresh)) ?? stale,
-  };
+  });
 }

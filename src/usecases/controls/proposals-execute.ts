@@ -19,12 +19,7 @@ import {
 } from '../../domain/approval-policy.js';
 import { DomainError, type DomainErrorCode } from '../../domain/domain-error.js';
 import { ApiKeyInputError, type ApiKeyScope, createApiKey } from '../../store/access/api-keys-store.js';
-import {
-  keepPrepared,
-  recallPrepared,
-  replaceStalePrepared,
-  requestHashOf,
-} from '../../store/access/idempotency-store.js';
+import { requestHashOf } from '../../store/access/idempotency-store.js';
 import { setAllowance } from '../../store/controls/allowance-store.js';
 import { setApprovalPolicy } from '../../store/controls/approval-policy-store.js';
 import {
@@ -40,6 +35,7 @@ import type { Queryable } from '../../store/db/db.js';
 import { unfreeze } from '../admin/change-freeze-list.js';
 import type { ApiContext } from '../context.js';
 import { mintTokens } from '../supply/mint-tokens.js';
+import { preparedUnderKey } from '../supply/prepared-under-key.js';
 import type { PreparedTransaction } from '../supply/send-from-held-address.js';
 import { changePause, unblacklist } from './change-controls.js';
 import { seizeAndReissue } from './seize-and-reissue.js';
@@ -96,13 +92,7 @@ function permanent(err: unknown): string | null {
 /** Where an approved mint keeps the transaction it builds: under the proposal's id. */
 export function preparedFor(ctx: ApiContext, id: string): PreparedTransaction {
   const scope = { apiKeyId: PROPOSAL_PREPARED_CALLER, key: id, requestHash: requestHashOf(['proposal', id]) };
-  const checked = (kept: Uint8Array | 'conflict' | null) => (kept === 'conflict' ? null : kept);
-  return {
-    earlier: async () => checked(await recallPrepared(ctx.db, scope)),
-    keep: async (raw) => checked(await keepPrepared(ctx.db, scope, raw, ctx.now())) ?? raw,
-    replace: async (stale, fresh) =>
-      checked(await replaceStalePrepared(ctx.db, scope, stale, fresh)) ?? stale,
-  };
+  return preparedUnderKey(ctx.db, scope, ctx.now, (kept) => (kept === 'conflict' ? null : kept));
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
