@@ -410,7 +410,26 @@ describeServiceOnEachDb(
         403,
         'FORBIDDEN',
       );
-      assert.equal((await admin('POST', '/v2/admin/keys', { name: 'm', scopes: ['mint'] })).status, 201);
+      const minter = await admin('POST', '/v2/admin/keys', { name: 'm', scopes: ['mint'] });
+      assert.equal(minter.status, 201);
+      // Nor does it revoke or throttle a stronger key; a wallet key it may.
+      const { id: minterId } = minter.json as { id: string };
+      const wallet = (await as(keeper, 'POST', '/v2/admin/keys', { name: 'w2' })).json as { id: string };
+      for (const [method, body] of [
+        ['DELETE', undefined],
+        ['PATCH', { rateLimit: 1 }],
+      ] as const) {
+        const refused = await as(keeper, method, `/v2/admin/keys/${minterId}`, body);
+        assertProblem(refused, 403, 'FORBIDDEN');
+        assert.match(refused.text, /scopes it does not hold: mint/);
+      }
+      const [adminKeyRow] = await parts.db.query<{ id: string }>(
+        "SELECT id FROM api_keys WHERE 'admin' = ANY(scopes) AND revoked_at IS NULL LIMIT 1",
+      );
+      assertProblem(await as(keeper, 'DELETE', `/v2/admin/keys/${adminKeyRow!.id}`), 403, 'FORBIDDEN');
+      assert.equal((await as(keeper, 'PATCH', `/v2/admin/keys/${wallet.id}`, { rateLimit: 5 })).status, 200);
+      assert.equal((await as(keeper, 'DELETE', `/v2/admin/keys/${wallet.id}`)).status, 200);
+      assert.equal((await admin('DELETE', `/v2/admin/keys/${minterId}`)).status, 200);
     });
 
     it('tokenproxy pause / unpause / blacklist / blacklisted / unblacklist / controls', {

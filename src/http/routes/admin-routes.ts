@@ -2,6 +2,7 @@
 // treasury (`mint`), mining on the devnet (`admin`) and a status report (`audit`); `admin` holds
 // every scope (issue 32). The CLI (src/cli) is a thin shell over these.
 // Amounts come in as decimal token strings and go out as atomic integers with their token text.
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { formatTokens, parseTokens, toJsonNumber } from '../../domain/amount.js';
 import {
@@ -10,6 +11,7 @@ import {
   ApiKeyInputError,
   type ApiKeyScope,
   listApiKeys,
+  liveApiKeyScopes,
   MAX_KEY_RATE_LIMIT,
 } from '../../store/access/api-keys-store.js';
 import { frozenHoldings } from '../../store/controls/freeze-store.js';
@@ -138,6 +140,20 @@ export function adminRoutes(deps: AdminRouteDeps) {
   const { ctx } = deps;
   // Writes that move value honour Idempotency-Key as transfers do (contract.md, Transfer).
   const idempotent = idempotencyHooks(ctx.db, ctx.now);
+  /**
+   * Refuses a change to a key with powers the asking key does not hold: a `keys` key that could
+   * revoke every admin key, or throttle one, would be stronger than the admin keys it cannot make.
+   * A key's scopes never change, so reading them before the change is enough.
+   */
+  const checkStrongerKey = async (request: FastifyRequest, id: string, verb: string): Promise<void> => {
+    const target = await liveApiKeyScopes(ctx.db, id);
+    const beyond = target === null ? [] : scopesBeyond(request, target);
+    if (beyond.length > 0)
+      throw new AppError(
+        'FORBIDDEN',
+        `this key cannot ${verb} a key with scopes it does not hold: ${beyond.join(', ')}`,
+      );
+  };
   return (app: AppInstance) => {
     app.post(
       '/v2/admin/keys',
@@ -153,8 +169,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
         const { name = 'api key', scopes = DEFAULT_KEY_SCOPES, rateLimit = null } = request.body;
         // No key makes a key stronger than itself: besides read and submit, a key without
         // `admin` grants only scopes it holds (a `keys` key cannot mint an admin key).
-        const holder = request.principal?.scopes ?? [];
-        const beyond = scopes.filter((s) => s !== 'read' && s !== 'submit' && !grants(holder, s));
+        const beyond = scopesBeyond(request, scopes);
         if (beyond.length > 0)
           throw new AppError(
             'FORBIDDEN',
@@ -207,12 +222,13 @@ export function adminRoutes(deps: AdminRouteDeps) {
           params: KeyIdParams,
           body: UpdateKeyBody,
           querystring: query,
-          response: { 200: ApiKeyJson, ...problemResponses(400, 404) },
+          response: { 200: ApiKeyJson, ...problemResponses(400, 403, 404) },
         },
       },
       async (request) => {
         const { id } = request.params;
         const { rateLimit } = request.body;
+        await checkStrongerKey(request, id, 'limit');
         if (!(await setKeyRateLimit(ctx, id, rateLimit)))
           throw new AppError('NOT_FOUND', `no live API key with id ${id}`);
         deps.forgetApiKeys();
@@ -231,12 +247,13 @@ export function adminRoutes(deps: AdminRouteDeps) {
           querystring: query,
           response: {
             200: Type.Object({ id: Type.String(), revokedAt: Time }),
-            ...problemResponses(404, 409),
+            ...problemResponses(403, 404, 409),
           },
         },
       },
       async (request) => {
         const { id } = request.params;
+        await checkStrongerKey(request, id, 'revoke');
         const revoked = await revokeKey(ctx, id, request.principal?.id);
         if (revoked.kind === 'in-use')
           throw new AppError(
@@ -389,4 +406,13 @@ function apiKeyJson(k: ApiKeyInfo) {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * Of `scopes`, those the asking key may not grant: besides read and submit, which any key may, a
+ * key without `admin` grants only the scopes it holds itself.
+ */
+function scopesBeyond(request: FastifyRequest, scopes: readonly ApiKeyScope[]): ApiKeyScope[] {
+  const holder = request.principal?.scopes ?? [];
+  return scopes.filter((s) => s !== 'read' && s !== 'submit' && !grants(holder, s));
 }

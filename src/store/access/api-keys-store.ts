@@ -124,6 +124,16 @@ export async function isLiveApiKey(q: Queryable, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** The scopes of the live key `id`; null when there is no such key or it is revoked. */
+export async function liveApiKeyScopes(q: Queryable, id: string): Promise<ApiKeyScope[] | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await q.query<{ scopes: string[] }>(
+    'SELECT scopes FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
+    [id],
+  );
+  return row === undefined ? null : knownScopes(row.scopes);
+}
+
 /**
  * Whether key `id` is live, holding its row (FOR SHARE) to the end of the caller's transaction:
  * a revocation waits for that transaction, and one committed before is seen.
