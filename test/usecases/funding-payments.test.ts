@@ -180,4 +180,35 @@ describeOnEachDb('funding payments', (fresh) => {
     assert.equal(await refill(), null);
     assert.equal((await availableReserve(fresh.db)).length, 1);
   });
+
+  it('a refused split of several outputs refuses none of them: each is tried alone, and only the spent one is refused', async () => {
+    await fresh.db.query("UPDATE funding_outputs SET state = 'spent'");
+    const coin = devnet
+      .utxos()
+      .find((u) => bytesEqual(u.lockingScript, walletScript) && u.satoshis > 1_000_000n)!;
+    const good = pay(coin, wallet.privateKey, [{ address: funding.address, satoshis: 300_000n }]);
+    assert.ok((await devnet.broadcast(good.raw)).ok);
+    await recordFundingPayment(deps(), good.txid);
+    // Spent elsewhere (by the payment just made), smaller: the split needs both.
+    const spent = { txid: coin.txid, vout: coin.vout };
+    await addReserveOutputs(fresh.db, [{ ...spent, satoshis: 200_000n }], 'payment', new Date());
+    const stateOf = async (o: { txid: string; vout: number }) =>
+      (await reserveOfTransaction(fresh.db, o.txid)).find((r) => r.vout === o.vout)!;
+
+    await assert.rejects(refill(), /funding split refused by the ledger/);
+    for (const o of [{ txid: good.txid, vout: 0 }, spent]) {
+      const row = await stateOf(o);
+      assert.equal(row.state, 'available', 'in doubt, not refused');
+      assert.match(row.error ?? '', /spent/);
+    }
+    // The larger alone first: a split of as many pool outputs as it pays.
+    const probe = await refill();
+    assert.ok(probe !== null);
+    assert.equal((await stateOf({ txid: good.txid, vout: 0 })).state, 'spent');
+    assert.ok((await availableFundingCount(fresh.db)) > 100, 'the pool was refilled from it');
+    // Then the other alone, refused: now it is known spent.
+    await fresh.db.query("UPDATE funding_outputs SET state = 'spent'");
+    await assert.rejects(refill(), /funding split refused by the ledger/);
+    assert.equal((await stateOf(spent)).state, 'refused');
+  });
 });

@@ -96,3 +96,20 @@ export async function settleReserveOutputs(
     );
   }
 }
+
+/**
+ * Notes on available outputs why a split spending them with others was refused for good: they
+ * stay available, and the refill tries each alone before any other (usecases/funding/pool-refill).
+ */
+export async function doubtReserveOutputs(
+  q: Queryable,
+  outputs: readonly { readonly txid: string; readonly vout: number }[],
+  error: string,
+): Promise<void> {
+  await q.query(
+    `UPDATE funding_reserve SET error = $3
+      FROM unnest($1::text[], $2::int[]) AS u(txid, vout)
+     WHERE funding_reserve.txid = u.txid AND funding_reserve.vout = u.vout AND state = 'available'`,
+    [outputs.map((o) => o.txid), outputs.map((o) => o.vout), error],
+  );
+}

@@ -25,7 +25,9 @@ import {
 import {
   addReserveOutputs,
   availableReserve,
+  doubtReserveOutputs,
   type ReserveOutput,
+  type ReserveRecord,
   settleReserveOutputs,
 } from '../../store/funding/funding-reserve.js';
 import { deleteSetting, readSetting, writeSetting } from '../../store/settings.js';
@@ -87,9 +89,10 @@ export interface RefillDeps {
 /**
  * Splits reserve outputs (largest first, as many as the split needs) into the pool, `outputs` of
  * them, when fewer than `lowWater` outputs are available; first, whatever the level, sends again
- * and records a split kept but not recorded (a crash, a ledger out of reach). A split the ledger
- * refuses for good marks its reserve outputs `refused` (they were spent elsewhere, say) so that
- * the next refill tries others. Answers the split's txid, or null when none was sent.
+ * and records a split kept but not recorded (a crash, a ledger out of reach). A split of one
+ * reserve output the ledger refuses for good marks it `refused` (spent elsewhere, say) so that the
+ * next refill tries others; a split of several marks them doubted, each tried alone next.
+ * Answers the split's txid, or null when none was sent.
  */
 export async function refillFundingPool(
   deps: RefillDeps,
@@ -131,7 +134,7 @@ async function newSplit(deps: RefillDeps, lowWater: number, wanted: number): Pro
     // An earlier version's crash between sending and recording: the same size, as it did.
     const first = `${reserve[0]!.txid}_${reserve[0]!.vout}`;
     const outputs = intent?.input === first && typeof intent.outputs === 'number' ? intent.outputs : wanted;
-    const raw = buildSplit(deps, reserve, rate, outputs);
+    const raw = splitOf(deps, reserve, rate, outputs);
     if (raw !== null)
       await writeSetting(
         tx,
@@ -143,22 +146,30 @@ async function newSplit(deps: RefillDeps, lowWater: number, wanted: number): Pro
   });
 }
 
-/** The split of `outputs` pool outputs from the largest reserve outputs, signed; null when the reserve cannot pay it. */
-function buildSplit(
+/**
+ * The next split, signed; null when the reserve cannot pay one. A doubted reserve output (one of
+ * several inputs of a split the ledger refused for good: which one was spent elsewhere is not
+ * known) is tried alone first, in a split of as many pool outputs as it pays, so that the
+ * ledger's answer is about it alone. The others are split as they come, largest first.
+ */
+function splitOf(
   deps: RefillDeps,
-  reserve: readonly ReserveOutput[],
+  reserve: readonly ReserveRecord[],
   rate: bigint,
   outputs: number,
 ): Uint8Array | null {
-  const script = fundingScriptOf(deps.fundingKey);
   const pool = defaultDenominations(rate, outputs).flatMap((d) =>
     Array.from({ length: d.count }, () => d.satoshis),
   );
-  const poolTotal = pool.reduce((a, b) => a + b, 0n);
+  for (const doubted of reserve.filter(isDoubted)) {
+    const fitted = fittedPool(doubted.satoshis, pool, rate);
+    if (fitted !== null) return signedSplit(deps, [doubted], fitted.pool, fitted.change);
+  }
   const chosen: ReserveOutput[] = [];
+  const poolTotal = pool.reduce((a, b) => a + b, 0n);
   let total = 0n;
   let change = 0n;
-  for (const output of reserve.slice(0, MAX_SPLIT_INPUTS)) {
+  for (const output of reserve.filter((o) => !isDoubted(o)).slice(0, MAX_SPLIT_INPUTS)) {
     chosen.push(output);
     total += output.satoshis;
     change = total - poolTotal - networkFee(splitSize(chosen.length, pool.length), rate);
@@ -171,15 +182,44 @@ function buildSplit(
     );
     return null;
   }
+  return signedSplit(deps, chosen, pool, change);
+}
+
+/** Available, but in a refused split with others (its `error` says why that split was refused). */
+const isDoubted = (o: ReserveRecord): boolean => o.error !== null;
+
+/** The most of `pool` (smallest first) one input of `satoshis` pays, and its change; null: not even none. */
+function fittedPool(
+  satoshis: bigint,
+  pool: readonly bigint[],
+  rate: bigint,
+): { pool: bigint[]; change: bigint } | null {
+  let paid = pool.reduce((a, b) => a + b, 0n);
+  for (let count = pool.length; count >= 0; count--) {
+    const change = satoshis - paid - networkFee(splitSize(1, count), rate);
+    if (change >= MIN_CHANGE) return { pool: pool.slice(0, count), change };
+    if (count > 0) paid -= pool[count - 1]!;
+  }
+  return null;
+}
+
+/** The split of `inputs` into `pool` and `change`, all to the funding key, signed. */
+function signedSplit(
+  deps: RefillDeps,
+  inputs: readonly ReserveOutput[],
+  pool: readonly bigint[],
+  change: bigint,
+): Uint8Array {
+  const script = fundingScriptOf(deps.fundingKey);
   const tx = new Transaction(1, [], [], 0);
-  for (const input of chosen)
+  for (const input of inputs)
     tx.addInput({ sourceTXID: input.txid, sourceOutputIndex: input.vout, sequence: 0xffffffff });
   for (const satoshis of pool)
     tx.addOutput({ satoshis: Number(satoshis), lockingScript: lockingScriptOf(script) });
   tx.addOutput({ satoshis: Number(change), lockingScript: lockingScriptOf(script) });
   signP2pkhInputs(
     tx,
-    chosen.map((input) => ({ lockingScript: script, satoshis: input.satoshis })),
+    inputs.map((input) => ({ lockingScript: script, satoshis: input.satoshis })),
     deps.fundingKey,
   );
   return tx.toUint8Array();
@@ -224,7 +264,9 @@ async function sendSplit(deps: RefillDeps, raw: Uint8Array): Promise<string> {
     if (!result.retryable && (await settleSplit(deps, split, { refused: result.reason })))
       deps.log.error(
         { txid, inputs: split.inputs.map((o) => `${o.txid}_${o.vout}`), reason: result.reason },
-        'funding split refused by the ledger: its reserve outputs are marked refused',
+        split.inputs.length === 1
+          ? 'funding split refused by the ledger: its reserve output is marked refused'
+          : 'funding split refused by the ledger: each of its reserve outputs is tried alone next',
       );
     throw new Error(`funding split refused by the ledger: ${result.reason}`);
   }
@@ -253,7 +295,10 @@ async function settleSplit(
     const kept = await keptSplit(tx);
     if (kept === null || txidOf(kept) !== txid) return false;
     if ('refused' in answer) {
-      await settleReserveOutputs(tx, inputs, { state: 'refused', error: answer.refused });
+      // Alone, the input is what the ledger refused; among others, any of them may be.
+      if (inputs.length === 1)
+        await settleReserveOutputs(tx, inputs, { state: 'refused', error: answer.refused });
+      else await doubtReserveOutputs(tx, inputs, answer.refused);
     } else {
       if (!split.paysFundingKey)
         throw new Error(`the kept funding split ${txid} pays a script other than the funding key's`);
