@@ -129,6 +129,12 @@ describe('SPV: merkle paths and Atomic BEEF', () => {
     }
     const listed = await http(t.url, 'POST', '/v2/beef', { body: { outpoints: [`${transferTxid}_0`] } });
     assert.equal(listed.status, 200, listed.text);
+    // An outpoint the token does not have (past the transaction's outputs) gets no BEEF.
+    const past = await http(t.url, 'POST', '/v2/beef', {
+      body: { outpoints: [`${transferTxid}_0`, `${transferTxid}_999`] },
+    });
+    assert.equal(past.status, 404, past.text.slice(0, 200));
+    assert.match(past.text, /_999 is no output of this token/);
   });
 
   it('a height past what a block height can be is a bad request, not a 500', async () => {

@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { isValidAddress } from '../../domain/address.js';
 import { currentHeaders } from '../../store/proofs/merkle-proofs.js';
-import { unspentOutputs } from '../../store/wallets/wallet-queries.js';
+import { tokenOutputsByOutpoint, unspentOutputs } from '../../store/wallets/wallet-queries.js';
 import { atomicBeefOf, proofOf, SpvError } from '../../usecases/spv/spv-proofs.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
@@ -166,6 +166,14 @@ export function spvRoutes(deps: RouteDeps) {
             const [txid, vout] = o.split('_');
             return { txid: txid!.toLowerCase(), vout: Number(vout) };
           });
+          // A BEEF proves a transaction; the outpoint it is answered for must be one of the token's.
+          const known = await tokenOutputsByOutpoint(
+            ctx.db,
+            wanted.map((w) => `${w.txid}_${w.vout}`),
+          );
+          const unknown = wanted.find((w) => !known.has(`${w.txid}_${w.vout}`));
+          if (unknown !== undefined)
+            throw new AppError('NOT_FOUND', `${unknown.txid}_${unknown.vout} is no output of this token`);
         }
         const byTx = new Map<string, Promise<string>>();
         const outputs = [];

@@ -59,6 +59,11 @@ export async function saveProof(q: Queryable, proof: StoredProof, merkleRoot: st
   );
 }
 
+/** The block `hash` left the chain (a transaction kept in it is mined elsewhere, or not at all). */
+export async function forgetBlock(q: Queryable, hash: string): Promise<void> {
+  await q.query('UPDATE block_headers SET current = false WHERE hash = $1 AND current', [hash]);
+}
+
 /** The current headers from `from` up, at most `limit`, by height. */
 export async function currentHeaders(q: Queryable, from: number, limit: number): Promise<BlockHeader[]> {
   const rows = await q.query<{ height: number; hash: string; merkle_root: string }>(

@@ -5,11 +5,19 @@
 // path of the new block is fetched and served. A transaction as Atomic BEEF (BRC-95) carries
 // every ancestor back to mined ones (token inputs and the funding input alike), each mined one
 // with its path; a funding split's bytes and path are kept too, so a BEEF asks the ledger only
-// of what the service has not seen mined.
+// of what the service has not seen mined, and of a split whose block is not final yet.
 import { MerklePath, Transaction } from '@bsv/sdk';
 import { fundingTransaction } from '../../store/funding/funding-pool.js';
-import { currentProofOf, proofIn, recordPlaces, saveProof } from '../../store/proofs/merkle-proofs.js';
+import {
+  currentProofOf,
+  forgetBlock,
+  proofIn,
+  recordPlaces,
+  type StoredProof,
+  saveProof,
+} from '../../store/proofs/merkle-proofs.js';
 import type { ServiceContext } from '../context.js';
+import { isFinal, tipHeightNow } from '../track/tracker-timing.js';
 
 export interface TxProof {
   readonly txid: string;
@@ -43,43 +51,63 @@ export async function proofOf(
 ): Promise<TxProof | null> {
   const block =
     knownBlock === undefined ? (await recordPlaces(ctx.db, [txid])).get(txid)?.blockHash : knownBlock;
-  // A record of the feed: the block it names. Another transaction (a funding split): a path kept
-  // in a block still current at its height, so that each BEEF does not ask the ledger again.
-  const kept =
-    block === undefined
-      ? await currentProofOf(ctx.db, txid)
-      : block === null
-        ? null
-        : await proofIn(ctx.db, txid, block);
-  if (kept !== null) {
-    const hex = Buffer.from(kept.bump).toString('hex');
-    return {
-      txid,
-      blockHash: kept.blockHash,
-      height: kept.height,
-      merklePath: hex,
-      merkleRoot: MerklePath.fromHex(hex).computeRoot(txid),
-    };
+  // A record of the feed: the block it names (the tracker follows it through reorgs); one not
+  // mined yet as the feed has it may be by now.
+  if (block !== undefined) {
+    const kept = block === null ? null : await proofIn(ctx.db, txid, block);
+    return kept === null ? fromLedger(ctx, txid, null) : proofFrom(kept);
   }
+  // Another transaction (a funding split): no tracker follows its block, so a kept path is served
+  // without asking the ledger only once its block is final; before, a reorg may have replaced it.
+  const kept = await currentProofOf(ctx.db, txid);
+  if (kept !== null && isFinal(ctx.tracker, await tipHeightNow(ctx.ledger), kept.height))
+    return proofFrom(kept);
+  return fromLedger(ctx, txid, kept);
+}
+
+function proofFrom(kept: StoredProof): TxProof {
+  const hex = Buffer.from(kept.bump).toString('hex');
+  return {
+    txid: kept.txid,
+    blockHash: kept.blockHash,
+    height: kept.height,
+    merklePath: hex,
+    merkleRoot: MerklePath.fromHex(hex).computeRoot(kept.txid),
+  };
+}
+
+/**
+ * The path the ledger gives for `txid` now, kept; null when it is not mined. A kept path in a
+ * block the ledger no longer names was in a block that left the chain: that block's header is
+ * no longer current.
+ */
+async function fromLedger(
+  ctx: ServiceContext,
+  txid: string,
+  kept: StoredProof | null,
+): Promise<TxProof | null> {
   const status = await ctx.ledger.status(txid);
-  if (status.kind !== 'mined' || status.merklePath === '') return null;
-  const path = MerklePath.fromHex(status.merklePath);
+  const minedIn = status.kind === 'mined' && status.merklePath !== '' ? status : null;
+  if (kept !== null && kept.blockHash !== minedIn?.blockHash) await forgetBlock(ctx.db, kept.blockHash);
+  if (minedIn === null) return null;
+  if (kept?.blockHash === minedIn.blockHash) return proofFrom(kept);
+  const path = MerklePath.fromHex(minedIn.merklePath);
   const merkleRoot = path.computeRoot(txid);
   await saveProof(
     ctx.db,
     {
       txid,
-      blockHash: status.blockHash,
-      height: status.height,
-      bump: Uint8Array.from(Buffer.from(status.merklePath, 'hex')),
+      blockHash: minedIn.blockHash,
+      height: minedIn.height,
+      bump: Uint8Array.from(Buffer.from(minedIn.merklePath, 'hex')),
     },
     merkleRoot,
   );
   return {
     txid,
-    blockHash: status.blockHash,
-    height: status.height,
-    merklePath: status.merklePath,
+    blockHash: minedIn.blockHash,
+    height: minedIn.height,
+    merklePath: minedIn.merklePath,
     merkleRoot,
   };
 }
