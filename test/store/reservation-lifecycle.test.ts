@@ -15,18 +15,11 @@ import type { ServiceContext } from '../../src/usecases/context.js';
 import { applyLedgerStatuses, type LedgerView } from '../../src/usecases/track/apply-ledger-status.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
+import { trackerContext } from '../support/tracker-context.js';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 
-function contextOn(db: Db): ServiceContext {
-  const quiet = { info() {}, warn() {}, error() {} };
-  return {
-    db,
-    now: () => NOW,
-    tracker: { pollIntervalMs: 30_000, finalConfirmations: 6, firstLookAfterMs: 5000 },
-    log: quiet,
-  } as unknown as ServiceContext;
-}
+const contextOn = (db: Db): ServiceContext => trackerContext(db, NOW);
 
 const accepted: LedgerView = { status: { kind: 'mempool' }, fromBroadcast: true };
 const rejected: LedgerView = { status: { kind: 'rejected', reason: 'double spent' } };

@@ -15,19 +15,12 @@ import { countingTransactions } from '../support/counting-transactions.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
 import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
+import { TRACKER_POLL_MS, trackerContext } from '../support/tracker-context.js';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
-const POLL_MS = 30_000;
+const POLL_MS = TRACKER_POLL_MS;
 
-function contextOn(db: Db): ServiceContext {
-  const quiet = { info() {}, warn() {}, error() {} };
-  return {
-    db,
-    now: () => NOW,
-    tracker: { pollIntervalMs: POLL_MS, finalConfirmations: 6, firstLookAfterMs: 5000 },
-    log: quiet,
-  } as unknown as ServiceContext;
-}
+const contextOn = (db: Db): ServiceContext => trackerContext(db, NOW);
 
 const mined = (hash: string, height: number, index = 1): TxStatus => ({
   kind: 'mined',

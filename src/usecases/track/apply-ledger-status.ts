@@ -155,7 +155,34 @@ async function applyInTransaction(
     }
     failOrder.push(txid);
   };
-  for (const [txid, plan] of [...plans]) if (plan.failure !== null) cascade(txid, plan.failure);
+  // A MINED spender is in a block, and so, on one chain, is every transaction it spends from: a
+  // failure that would reach one contradicts a block's proof (a stale push, a block that left the
+  // chain and has not been looked at yet). No ticket fails then; the failing one is looked at
+  // again at the next poll, and the MINED one is failed only by a look at it (docs/contract.md).
+  const reachesMined = (txid: string, seen = new Set<string>()): boolean =>
+    (childrenOf.get(txid) ?? []).some((child) => {
+      if (seen.has(child)) return false;
+      seen.add(child);
+      return byTxid.get(child)?.ticket.status === 'MINED' || reachesMined(child, seen);
+    });
+  for (const [txid, plan] of [...plans]) {
+    if (plan.failure === null) continue;
+    if (!reachesMined(txid)) {
+      cascade(txid, plan.failure);
+      continue;
+    }
+    const views = (viewsOf.get(txid) ?? []).filter((v) => v.status.kind !== 'rejected');
+    plans.set(txid, {
+      ...planOf(byTxid.get(txid)!, views),
+      touched: true,
+      watch: true,
+      waitsForBlock: false,
+    });
+    ctx.log.warn(
+      { txid, reason: plan.failure },
+      'a rejection would fail a transfer in a block that spends from this one: looked at again instead',
+    );
+  }
 
   const changes: RecordChange[] = [];
   const failed: { ticketId: string; txid: string }[] = [];
