@@ -58,7 +58,11 @@ describeOnEachDb('the BEEF of a transfer funded by a split of a payment', (fresh
     );
     assert.ok((await devnet().broadcast(spend.raw)).ok);
     await seedTransaction(fresh.db, { txid: spend.txid, rawTx: spend.raw });
-    const ctx = { db: fresh.db, ledger: ledger(), tracker: { finalConfirmations: 3 } } as unknown as ServiceContext;
+    const ctx = {
+      db: fresh.db,
+      ledger: ledger(),
+      tracker: { finalConfirmations: 3 },
+    } as unknown as ServiceContext;
 
     const beef = Transaction.fromAtomicBEEF(Buffer.from(await atomicBeefOf(ctx, spend.txid), 'hex'));
     const splitTx = beef.inputs[0]!.sourceTransaction;
