@@ -18,7 +18,7 @@ import type { Ledger, TxStatus } from '../../ledger/port.js';
 import type { EventState } from '../../store/callbacks/callback-deliveries.js';
 import { EVENT_COUNTS } from '../../store/callbacks/event-counts.js';
 import { seizedOutpoints } from '../../store/controls/seizure-store.js';
-import type { Queryable } from '../../store/db/db.js';
+import type { Db, Queryable } from '../../store/db/db.js';
 import { keptCountDrift } from '../../store/db/kept-counts.js';
 import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../../store/operator/audit-reads.js';
 import { TICKET_COUNTS } from '../../store/tickets/ticket-counts.js';
@@ -55,11 +55,25 @@ export interface AuditReport {
   readonly ok: boolean;
 }
 
+/**
+ * The audit's reads run in one snapshot (a read-only REPEATABLE READ transaction): read in
+ * statements of their own, a tracker batch or a submission committing between two of them would
+ * show differences that no committed state of the database had. The ledger is asked after it.
+ */
 export async function auditLedger(
-  db: Queryable,
+  db: Db,
   token: AuditToken,
   ledger?: Pick<Ledger, 'status'>,
 ): Promise<AuditReport> {
+  const index = await db.transaction(async (tx) => {
+    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return auditIndex(tx, token);
+  });
+  const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
+  return { ...index, failedOnLedger, ok: index.ok && failedOnLedger.length === 0 };
+}
+
+async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditReport, 'failedOnLedger'>> {
   const txs = await liveRawTransactions(db);
   const recomputed = recomputeOutputs(txs, token.tokenId);
   const index = new Map<string, AuditOutput>();
@@ -89,7 +103,6 @@ export async function auditLedger(
     state: value,
     ...d,
   }));
-  const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
   return {
     transactions: txs.length,
     outputs: recomputed.size,
@@ -100,7 +113,6 @@ export async function auditLedger(
     keptTotalDifference,
     ticketCountDifferences,
     eventCountDifferences,
-    failedOnLedger,
     ok:
       outputDifferences.length === 0 &&
       balanceDifferences.length === 0 &&
@@ -108,8 +120,7 @@ export async function auditLedger(
       keptTotalDifference === null &&
       ticketCountDifferences.length === 0 &&
       eventCountDifferences.length === 0 &&
-      sameSupply &&
-      failedOnLedger.length === 0,
+      sameSupply,
   };
 }
 
