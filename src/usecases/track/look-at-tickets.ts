@@ -51,7 +51,15 @@ export async function lookAtClaimed(
   const view = (status: TxStatus) => (tipHeight === undefined ? { status } : { status, tipHeight });
   const take = (ticket: DueTicket, status: TxStatus) => {
     if (status.kind === 'unknown') unknown.push(ticket);
-    else updates.push({ txid: ticket.txid, view: { ...view(status), seenAs: ticket.status } });
+    else
+      updates.push({
+        txid: ticket.txid,
+        view: {
+          ...view(status),
+          seenAs: ticket.status,
+          ...(ticket.status === 'MINED' && ticket.blockHash !== null && { seenBlock: ticket.blockHash }),
+        },
+      });
   };
   const lookFailed = (ticket: DueTicket, err: unknown) => {
     failedLooks.push(ticket);

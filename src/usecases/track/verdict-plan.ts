@@ -24,6 +24,12 @@ export interface LedgerView {
    * MINED ticket back either (a reorg is seen by a look at a MINED ticket).
    */
   readonly seenAs?: TicketStatus;
+  /**
+   * A sweep's answer about a MINED ticket: the block its record was in when the sweep claimed it.
+   * Its `mempool` is about that block: once the record has moved to another block (a push of
+   * the new block landed while the look was under way), it is older than the record, and ignored.
+   */
+  readonly seenBlock?: string;
 }
 
 /** Whether a `mempool` view may take a MINED ticket back (a reorg): only a look that saw it MINED, or a push. */
@@ -126,6 +132,7 @@ export function planVerdicts(
     switch (s.kind) {
       case 'mempool':
         if (status === 'MINED' && !mayUnmine(view)) break;
+        if (status === 'MINED' && view.seenBlock !== undefined && view.seenBlock !== recordHash) break;
         if (status === 'BROADCASTING') release = true;
         if (status === 'MINED' && record !== null && record.state === 'mined') {
           record = { state: 'unconfirmed', block: null };
