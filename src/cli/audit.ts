@@ -8,16 +8,19 @@ const spec: CommandSpec = {
   name: 'audit',
   usage: `audit
 prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
-        "outputDifferences", "keptBalanceDifferences", "keptTotalDifference", "ticketCountDifferences",
-        "eventCountDifferences", "failedOnLedger"};
-        supply splits {"circulating", "treasury", "burned", "redeemed"}; keptBalanceDifferences: kept
+        "outputDifferences", "conservationDifference", "keptBalanceDifferences", "keptTotalDifference",
+        "ticketCountDifferences", "eventCountDifferences", "failedOnLedger"};
+        supply splits {"circulating", "treasury", "burned", "redeemed", "seized"};
+        conservationDifference: the recomputed total unlike what the deploy minted {"genesis",
+        "total"}, or null; keptBalanceDifferences: kept
         balances unlike the index's sums {"address", "kept", "summed"}; keptTotalDifference: the kept
         total of all balances unlike their sum {"kept", "summed"}, or null; ticketCountDifferences:
         kept ticket counts unlike a count of the tickets {"status", "kept", "counted"};
         eventCountDifferences: kept callback event counts unlike a count of the events {"state",
         "kept", "counted"};
         failedOnLedger: failed transactions the ledger holds anyway {"txid", "status", "height"}
-exits 1 when the index and the transactions differ, a kept balance, the kept total or a kept
+exits 1 when the index and the transactions differ, the supply does not add up to the deploy's,
+a kept balance, the kept total or a kept
 ticket or event count differs, or a failed transaction is on the ledger`,
   options: {},
 };

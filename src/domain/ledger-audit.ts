@@ -123,3 +123,20 @@ export function supplyOf(
   }
   return { circulating, treasury, burned, redeemed, seized };
 }
+
+/**
+ * Whether the supply split adds up to what the deploy minted: tokens are never made after it, so
+ * a total above or below says a live transaction spends what no live transaction created (its
+ * parent failed, and it lived on). Null when they agree, or when the deploy is not among the
+ * transactions (nothing to compare with).
+ */
+export function conservationDrift(
+  outputs: ReadonlyMap<string, AuditOutput>,
+  token: AuditToken,
+  split: SupplySplit,
+): { readonly genesis: bigint; readonly total: bigint } | null {
+  const genesis = outputs.get(token.tokenId)?.amount;
+  if (genesis === undefined) return null;
+  const total = split.circulating + split.treasury + split.burned + split.redeemed + split.seized;
+  return total === genesis ? null : { genesis, total };
+}

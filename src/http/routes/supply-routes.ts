@@ -106,6 +106,10 @@ const Audit = Type.Object({
       recomputed: Type.String(),
     }),
   ),
+  conservationDifference: Type.Union([Type.Object({ genesis: Amount, total: Amount }), Type.Null()], {
+    description:
+      "The recomputed supply's total (circulating, treasury, burned, redeemed, seized) when it is not what the deploy minted: a live transaction spends what no live transaction created. Null when they agree, or when the deploy is not among the transactions.",
+  }),
   keptBalanceDifferences: Type.Array(Type.Object({ address: Type.String(), kept: Amount, summed: Amount }), {
     description:
       'Balances kept per address (what POST /v2/balance answers) that differ from the sum of the index outputs.',
@@ -285,6 +289,13 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
             recomputed: amountJson(d.recomputed),
           })),
           outputDifferences: report.outputDifferences.map((d) => ({ ...d })),
+          conservationDifference:
+            report.conservationDifference === null
+              ? null
+              : {
+                  genesis: amountJson(report.conservationDifference.genesis),
+                  total: amountJson(report.conservationDifference.total),
+                },
           keptBalanceDifferences: report.keptBalanceDifferences.map((d) => ({
             address: d.address,
             kept: amountJson(d.kept),

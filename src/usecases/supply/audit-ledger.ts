@@ -9,6 +9,7 @@ import {
   type AuditToken,
   balancesOf,
   compareOutputs,
+  conservationDrift,
   recomputeOutputs,
   type SupplySplit,
   supplyOf,
@@ -42,6 +43,11 @@ export interface AuditReport {
     readonly recomputed: bigint;
   }[];
   readonly outputDifferences: readonly AuditDifference[];
+  /**
+   * The recomputed supply's total when it is not what the deploy minted (a live transaction spends
+   * what no live transaction created), else null.
+   */
+  readonly conservationDifference: { readonly genesis: bigint; readonly total: bigint } | null;
   /** Kept balances (what wallets are answered) that differ from the sum of the index's outputs. */
   readonly keptBalanceDifferences: readonly BalanceDrift[];
   /** The kept total (what keptSupply splits) when it differs from the kept balances' sum, else null. */
@@ -93,6 +99,7 @@ async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditR
   const sameSupply = (Object.keys(supply.index) as (keyof SupplySplit)[]).every(
     (k) => supply.index[k] === supply.recomputed[k],
   );
+  const conservationDifference = conservationDrift(recomputed, token, supply.recomputed);
   const keptBalanceDifferences = await keptBalanceDrift(db);
   const keptTotalDifference = await keptTotalDrift(db);
   const ticketCountDifferences = (await keptCountDrift(db, TICKET_COUNTS)).map(({ value, ...d }) => ({
@@ -109,6 +116,7 @@ async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditR
     supply,
     balanceDifferences,
     outputDifferences,
+    conservationDifference,
     keptBalanceDifferences,
     keptTotalDifference,
     ticketCountDifferences,
@@ -120,7 +128,8 @@ async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditR
       keptTotalDifference === null &&
       ticketCountDifferences.length === 0 &&
       eventCountDifferences.length === 0 &&
-      sameSupply,
+      sameSupply &&
+      conservationDifference === null,
   };
 }
 
