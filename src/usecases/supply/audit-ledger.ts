@@ -21,6 +21,7 @@ import { EVENT_COUNTS } from '../../store/callbacks/event-counts.js';
 import { seizedOutpoints } from '../../store/controls/seizure-store.js';
 import type { Db, Queryable } from '../../store/db/db.js';
 import { keptCountDrift } from '../../store/db/kept-counts.js';
+import { inOneSnapshot } from '../../store/db/read-snapshot.js';
 import { failedTxids, liveIndexedOutputs, liveRawTransactions } from '../../store/operator/audit-reads.js';
 import { TICKET_COUNTS } from '../../store/tickets/ticket-counts.js';
 import { type BalanceDrift, keptBalanceDrift } from '../../store/wallets/address-balances.js';
@@ -71,10 +72,7 @@ export async function auditLedger(
   token: AuditToken,
   ledger?: Pick<Ledger, 'status'>,
 ): Promise<AuditReport> {
-  const index = await db.transaction(async (tx) => {
-    await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    return auditIndex(tx, token);
-  });
+  const index = await inOneSnapshot(db, (q) => auditIndex(q, token));
   const failedOnLedger = ledger === undefined ? [] : await failedButHeld(db, ledger);
   return { ...index, failedOnLedger, ok: index.ok && failedOnLedger.length === 0 };
 }
