@@ -98,6 +98,13 @@ describeOnEachDb('the BEEF of a transfer funded by a pool split', (fresh) => {
     const first = await proofOf(ctx, split);
     assert.ok(first !== null);
 
+    // A ledger that does not know the split says nothing of its block: the kept path stands.
+    const forgetful = {
+      ...contextOf(devnet()),
+      ledger: { ...ledger(), status: async () => ({ kind: 'unknown' }) },
+    };
+    assert.equal((await proofOf(forgetful as unknown as ServiceContext, split))?.blockHash, first.blockHash);
+
     await devnet().reorg(1, { leaveInMempool: true });
     assert.equal((await devnet().status(split)).kind, 'mempool');
     assert.equal(await proofOf(ctx, split), null, 'a split back in the mempool has no merkle path');

@@ -87,6 +87,9 @@ async function fromLedger(
   kept: StoredProof | null,
 ): Promise<TxProof | null> {
   const status = await ctx.ledger.status(txid);
+  // A ledger that does not know it (ARC forgets, or is behind) says nothing of its block: the
+  // kept path stands.
+  if (kept !== null && status.kind === 'unknown') return proofFrom(kept);
   const minedIn = status.kind === 'mined' && status.merklePath !== '' ? status : null;
   if (kept !== null && kept.blockHash !== minedIn?.blockHash) await forgetBlock(ctx.db, kept.blockHash);
   if (minedIn === null) return null;
