@@ -279,7 +279,6 @@ describe('admin routes and the CLI', () => {
             mintKey: parts.keys.mint,
             miner: null,
             genesisSupply: BigInt(parts.token.supply),
-            forgetApiKeys: () => undefined,
           }),
         ],
       });

@@ -22,6 +22,7 @@ import { deliveryRoutes } from './delivery-routes.js';
 import { faucetRoutes } from './faucet-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { historyRoutes } from './history-routes.js';
+import { keyRoutes } from './key-routes.js';
 import { parseRoutes } from './parse-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { proposalRoutes } from './proposal-routes.js';
@@ -111,13 +112,8 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
     }),
     parseRoutes(deps),
     spvRoutes(deps),
-    adminRoutes({
-      ...deps,
-      mintKey: parts.keys.mint,
-      miner: parts.devnet,
-      genesisSupply,
-      forgetApiKeys: () => apiKeys.forget(),
-    }),
+    keyRoutes({ ...deps, forgetApiKeys: () => apiKeys.forget() }),
+    adminRoutes({ ...deps, mintKey: parts.keys.mint, miner: parts.devnet, genesisSupply }),
     controlRoutes(deps),
     seizureRoutes({ ...deps, mintKey: parts.keys.mint }),
     proposalRoutes({ ...deps, mintKey: parts.keys.mint, forgetApiKeys: () => apiKeys.forget() }),
