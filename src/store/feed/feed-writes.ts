@@ -100,11 +100,12 @@ export async function releaseReservations(tx: Queryable, ticketIds: readonly str
  * These transactions will never be mined: their token inputs are released, and their funding
  * outputs if the network never took them; the outputs they would have created are removed. (Their
  * records are marked failed by writeScoredRecords, with a new score.) Runs before the batch's
- * tickets are written: a ticket's stored status is still the one before the batch.
+ * tickets are written: a ticket's stored status is still the one before the batch. A record
+ * without a ticket (`ticketId` null: one the reconcile ingested) has no funding output of ours.
  */
 export async function unwindFailed(
   tx: Queryable,
-  failed: readonly { readonly ticketId: string; readonly txid: string }[],
+  failed: readonly { readonly ticketId: string | null; readonly txid: string }[],
 ): Promise<void> {
   if (failed.length === 0) return;
   const txids = failed.map((f) => f.txid);
@@ -120,7 +121,7 @@ export async function unwindFailed(
                  WHERE f.reserved_by = ANY($2::uuid[]) AND f.state = 'reserved'
                    AND k.id = f.reserved_by AND k.status = 'BROADCASTING' RETURNING 1)
      SELECT (SELECT count(*) FROM t) AS t, (SELECT count(*) FROM f) AS f`,
-    [txids, failed.map((f) => f.ticketId)],
+    [txids, failed.flatMap((f) => (f.ticketId === null ? [] : [f.ticketId]))],
   );
   await tx.query('DELETE FROM token_outputs WHERE txid = ANY($1::text[])', [txids]);
 }

@@ -1,7 +1,7 @@
 // What ledger verdicts do to tickets and to the index, many in ONE database transaction with
 // set-based statements: accepted (SUCCESS), mined (MINED, block data into the change feed),
-// reorged out (back to SUCCESS), rejected (FAILED: inputs released, and every ticket that spends
-// the failed transaction's outputs fails with it). Per ticket the result is what applying its
+// reorged out (back to SUCCESS), rejected (FAILED: inputs released, and every ticket, or record
+// without one, that spends the failed transaction's outputs fails with it). Per ticket the result is what applying its
 // verdicts one by one, in order, gives (verdict-plan.ts walks them).
 //
 // Statement order (docs/adr/0001, 0020): find the spenders of rejected transactions; lock the tickets
@@ -104,19 +104,24 @@ async function applyInTransaction(
   const byTxid = new Map(locked.map((l) => [l.ticket.txid, l]));
   const live = locked.filter((l) => l.ticket.status !== 'FAILED');
   // Records are locked only where a plan may read or change them (a block, a rejection, a
-  // reorg, a spender failing with its parent): a batch of broadcast answers locks none.
+  // reorg, a spender failing with its parent): a batch of broadcast answers locks none. A
+  // spender without a ticket (a record the reconcile ingested) fails with its parent too.
   const spenders = new Set(edges.map((e) => e.txid));
   const recordsNeeded = live.filter(
     (l) => spenders.has(l.ticket.txid) || mayTouchRecord(l.ticket.status, viewsOf.get(l.ticket.txid) ?? []),
   );
+  const ticketlessSpenders = [...spenders].filter((txid) => !byTxid.has(txid));
   const records = new Map(
-    (
-      await lockRecords(
-        tx,
-        recordsNeeded.map((l) => l.ticket.txid),
-      )
-    ).map((r) => [r.txid, r]),
+    (await lockRecords(tx, [...recordsNeeded.map((l) => l.ticket.txid), ...ticketlessSpenders])).map((r) => [
+      r.txid,
+      r,
+    ]),
   );
+  /** The record of a spender without a ticket, unless it failed already. */
+  const ticketless = (txid: string) => {
+    const record = byTxid.has(txid) ? undefined : records.get(txid);
+    return record === undefined || record.state === 'failed' ? undefined : record;
+  };
   const planOf = (l: LockedTicket, views: readonly LedgerView[]) => {
     const record = records.get(l.ticket.txid);
     return planVerdicts(
@@ -144,12 +149,15 @@ async function applyInTransaction(
     if (reached.has(txid)) return;
     reached.add(txid);
     for (const child of childrenOf.get(txid) ?? []) {
+      if (reached.has(child)) continue;
+      const why = `an input comes from transaction ${txid}, which failed: ${reason}`;
       const l = byTxid.get(child);
-      if (l === undefined || l.ticket.status === 'FAILED' || reached.has(child)) continue;
-      const plan = failAfter(
-        plans.get(child) ?? planOf(l, []),
-        `an input comes from transaction ${txid}, which failed: ${reason}`,
-      );
+      if (l === undefined) {
+        if (ticketless(child) !== undefined) cascade(child, why);
+        continue;
+      }
+      if (l.ticket.status === 'FAILED') continue;
+      const plan = failAfter(plans.get(child) ?? planOf(l, []), why);
       plans.set(child, plan);
       cascade(child, plan.failure!);
     }
@@ -159,11 +167,14 @@ async function applyInTransaction(
   // failure that would reach one contradicts a block's proof (a stale push, a block that left the
   // chain and has not been looked at yet). No ticket fails then; the failing one is looked at
   // again at the next poll, and the MINED one is failed only by a look at it (docs/contract.md).
+  // A spender without a ticket is in a block when its record says so.
+  const inBlock = (txid: string) =>
+    byTxid.get(txid)?.ticket.status === 'MINED' || ticketless(txid)?.state === 'mined';
   const reachesMined = (txid: string, seen = new Set<string>()): boolean =>
     (childrenOf.get(txid) ?? []).some((child) => {
       if (seen.has(child)) return false;
       seen.add(child);
-      return byTxid.get(child)?.ticket.status === 'MINED' || reachesMined(child, seen);
+      return inBlock(child) || reachesMined(child, seen);
     });
   for (const [txid, plan] of [...plans]) {
     if (plan.failure === null) continue;
@@ -185,7 +196,7 @@ async function applyInTransaction(
   }
 
   const changes: RecordChange[] = [];
-  const failed: { ticketId: string; txid: string }[] = [];
+  const failed: { ticketId: string | null; txid: string }[] = [];
   const released: string[] = [];
   const writes: TicketWrite[] = [];
   const events: { ticketId: string; payload: ReturnType<typeof ticketJson> }[] = [];
@@ -193,6 +204,12 @@ async function applyInTransaction(
   const blocks: BlockToWatch[] = [];
   const ordered = [...[...plans.keys()].filter((txid) => plans.get(txid)!.failure === null), ...failOrder];
   for (const txid of ordered) {
+    if (!byTxid.has(txid)) {
+      // A spender without a ticket: only its record and its outputs fail.
+      failed.push({ ticketId: null, txid });
+      changes.push({ txid, kind: 'failed' });
+      continue;
+    }
     const plan = plans.get(txid)!;
     const { ticket, rawTx, firstMinedAt } = byTxid.get(txid)!;
     // A failing ticket's reservations go before its unwinding (a funding output the network
