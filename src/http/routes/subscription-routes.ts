@@ -21,9 +21,9 @@ import {
 } from '../../store/subscriptions/subscription-event-replay.js';
 import {
   addressesOfSubscription,
+  listSubscriptions,
   type SubscriptionRow,
   subscriptionById,
-  subscriptionsOfKey,
 } from '../../store/subscriptions/subscriptions-store.js';
 import { ADDRESS_EVENT_TYPES } from '../../usecases/subscriptions/address-event.js';
 import {
@@ -77,6 +77,26 @@ const eventParams = Type.Object({
   }),
 });
 const querystring = Type.Object(authTokenQuery);
+/** A list's page: an admin key's list holds every key's subscriptions, so it is paged. */
+export const MAX_SUBSCRIPTIONS_PAGE = 500;
+const listQuery = Type.Object({
+  ...authTokenQuery,
+  after: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The `next` of the page before: the list goes on after it',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_SUBSCRIPTIONS_PAGE,
+      default: 100,
+      description: 'Subscriptions a page',
+    }),
+  ),
+});
 const eventsQuery = Type.Object({
   from: Type.Optional(
     Type.String({
@@ -129,6 +149,13 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
     const principal = principalOf(request);
     if (principal === null)
       throw new AppError('UNAUTHORIZED', 'an API key with the submit scope is required for address webhooks');
+    // The sandbox's public token is everyone's: what it registered every holder could read,
+    // re-point and delete, so it owns no subscription.
+    if (principal.shared === true)
+      throw new AppError(
+        'FORBIDDEN',
+        'address webhooks need an API key of your own: the public sandbox token is shared by everyone',
+      );
     return { id: principal.id, admin: principal.scopes.includes('admin') };
   }
 
@@ -194,10 +221,27 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
 
     app.get(
       '/v2/subscriptions',
-      { config: { scope: 'submit' }, schema: { querystring, response: { 200: SubscriptionList } } },
+      {
+        config: { scope: 'submit' },
+        schema: {
+          querystring: listQuery,
+          response: { 200: SubscriptionList, ...problemResponses(400) },
+        },
+      },
       async (request) => {
         const key = keyOf(request);
-        return { subscriptions: (await subscriptionsOfKey(db, key.id)).map(subscriptionJson) };
+        const { after, limit = 100 } = request.query;
+        if (after !== undefined && !isUuid(after))
+          throw new AppError('INVALID_PARAMETER', `not a subscription ID: ${after}`);
+        const page = await listSubscriptions(db, {
+          apiKeyId: key.admin ? null : key.id,
+          after: after?.toLowerCase() ?? null,
+          limit,
+        });
+        return {
+          subscriptions: page.map(subscriptionJson),
+          next: page.length === limit ? page[page.length - 1]!.id : null,
+        };
       },
     );
 

@@ -266,6 +266,11 @@ export const EventQueued = Type.Object(
 );
 
 export const SubscriptionList = Type.Object(
-  { subscriptions: Type.Array(Subscription) },
-  { examples: [{ subscriptions: [] }] },
+  {
+    subscriptions: Type.Array(Subscription),
+    next: Type.Union([Type.String(), Type.Null()], {
+      description: 'The `after` of the next page; null when this page is the last',
+    }),
+  },
+  { examples: [{ subscriptions: [], next: null }] },
 );

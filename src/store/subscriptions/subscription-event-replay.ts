@@ -116,7 +116,9 @@ export async function attemptsOfEvent(q: Queryable, eventId: string): Promise<At
 }
 
 /**
- * Sends an event again from now, with a fresh retry window (the same webhook-id); false, and
+ * Sends an event again from now, with a fresh retry window (the same webhook-id): its attempts
+ * count from zero again, so the schedule starts at its first step (the attempts log keeps every
+ * attempt); false, and
  * nothing changed, while a deliverer holds it (its attempt under way is the send, and clearing
  * its lease would let another deliverer send it too and drop that attempt from the log). A
  * lease run out (a deliverer gone) is taken back.
@@ -124,7 +126,7 @@ export async function attemptsOfEvent(q: Queryable, eventId: string): Promise<At
 export async function redeliverSubscriptionEvent(q: Queryable, eventId: string, now: Date): Promise<boolean> {
   const rows = await q.query(
     `UPDATE subscription_events SET state = 'pending', next_attempt_at = $2, first_attempt_at = NULL,
-            lease_owner = NULL, lease_until = NULL
+            attempts = 0, lease_owner = NULL, lease_until = NULL
       WHERE id = $1 AND (lease_until IS NULL OR lease_until < $2)
       RETURNING 1`,
     [eventId, now],

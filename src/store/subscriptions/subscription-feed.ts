@@ -117,7 +117,8 @@ interface ChangeRow {
 
 /**
  * The feed records with a score in (after, upTo] (upTo at most a bound feedBatchEnd kept to),
- * each joined with every subscription that watches one of its addresses (and began before it),
+ * each joined with every subscription that watches one of its addresses (and began watching it
+ * before it),
  * in score order.
  */
 export async function subscribedChanges(
@@ -139,7 +140,7 @@ export async function subscribedChanges(
               ORDER BY e.id DESC LIMIT 1) AS prior
        FROM transactions t
        JOIN transaction_addresses ta ON ta.txid = t.txid
-       JOIN subscription_addresses sa ON sa.address = ta.address
+       JOIN subscription_addresses sa ON sa.address = ta.address AND t.score > sa.start_score
        JOIN subscriptions s ON s.id = sa.subscription_id AND t.score > s.start_score
       WHERE t.score > $1 AND t.score <= $2
       ORDER BY t.score, sa.subscription_id, sa.address`,

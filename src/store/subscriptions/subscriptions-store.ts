@@ -80,9 +80,9 @@ export interface NewSubscription {
  * in a statement before the insert: every record at or below it had committed by then, and one
  * still in flight, whatever its score, is above it and so is sent. The dispatcher's cursor is held
  * first, until `tx` ends: a dispatch round that read past a record committed meanwhile, before
- * the subscription was visible, would never make it an event.
+ * the subscription was visible, would never make it an event. Answers that start.
  */
-export async function insertSubscription(tx: Queryable, s: NewSubscription): Promise<void> {
+export async function insertSubscription(tx: Queryable, s: NewSubscription): Promise<bigint> {
   await holdDispatchCursor(tx);
   const start = await feedBound(tx);
   await tx.query(
@@ -90,6 +90,7 @@ export async function insertSubscription(tx: Queryable, s: NewSubscription): Pro
      VALUES ($1, $2, $3, $4::text[], $5, $6, $8, $7, $7)`,
     [s.id, s.apiKeyId, s.url, [...s.events], s.description, s.secretEnc, s.now, start],
   );
+  return start;
 }
 
 /** How many subscriptions a key has. */
@@ -116,10 +117,19 @@ export async function holdKeySubscriptions(tx: Queryable, apiKeyId: string): Pro
   await tx.query("SELECT pg_advisory_xact_lock(hashtext('subscriptions_of_key'), hashtext($1))", [apiKeyId]);
 }
 
-export async function subscriptionsOfKey(q: Queryable, apiKeyId: string): Promise<SubscriptionRow[]> {
+/**
+ * A page of subscriptions in the order they were made (their UUIDv7 ids), those after `after`:
+ * one key's, or every key's when `apiKeyId` is null (an admin key's list).
+ */
+export async function listSubscriptions(
+  q: Queryable,
+  page: { readonly apiKeyId: string | null; readonly after: string | null; readonly limit: number },
+): Promise<SubscriptionRow[]> {
   const rows = await q.query<Row>(
-    `SELECT ${COLUMNS} FROM subscriptions s WHERE s.api_key_id = $1 ORDER BY s.created_at, s.id`,
-    [apiKeyId],
+    `SELECT ${COLUMNS} FROM subscriptions s
+      WHERE ($1::text IS NULL OR s.api_key_id = $1) AND ($2::uuid IS NULL OR s.id > $2)
+      ORDER BY s.id LIMIT $3`,
+    [page.apiKeyId, page.after, page.limit],
   );
   return rows.map(toSubscription);
 }
@@ -198,7 +208,12 @@ export async function deleteSubscription(tx: Queryable, id: string): Promise<voi
   await tx.query('DELETE FROM subscriptions WHERE id = $1', [id]);
 }
 
-/** Adds, removes or replaces addresses; answers the count after the change (the caller checks the bound). */
+/**
+ * Adds, removes or replaces addresses; answers the count after the change (the caller checks the
+ * bound). An address added starts where a registration starts (insertSubscription): after the
+ * feed's bound, read here under the dispatcher's cursor the caller holds, or `start` when given
+ * (a registration's own). One kept keeps its start.
+ */
 export async function changeAddresses(
   tx: Queryable,
   id: string,
@@ -207,20 +222,23 @@ export async function changeAddresses(
     readonly remove?: readonly string[];
     readonly replace?: readonly string[];
   },
+  start?: bigint,
 ): Promise<number> {
+  const adds = change.replace !== undefined || change.add !== undefined;
+  const from = start ?? (adds ? await feedBound(tx) : 0n);
   if (change.replace !== undefined) {
     await tx.query(
       `DELETE FROM subscription_addresses WHERE subscription_id = $1 AND NOT (address = ANY($2::text[]))`,
       [id, [...change.replace]],
     );
-    await insertAddresses(tx, id, change.replace);
+    await insertAddresses(tx, id, change.replace, from);
   }
   if (change.remove !== undefined && change.remove.length > 0)
     await tx.query(
       'DELETE FROM subscription_addresses WHERE subscription_id = $1 AND address = ANY($2::text[])',
       [id, [...change.remove]],
     );
-  if (change.add !== undefined) await insertAddresses(tx, id, change.add);
+  if (change.add !== undefined) await insertAddresses(tx, id, change.add, from);
   const rows = await tx.query<{ n: string }>(
     'SELECT count(*) AS n FROM subscription_addresses WHERE subscription_id = $1',
     [id],
@@ -228,12 +246,17 @@ export async function changeAddresses(
   return Number(rows[0]?.n ?? 0);
 }
 
-async function insertAddresses(tx: Queryable, id: string, addresses: readonly string[]): Promise<void> {
+async function insertAddresses(
+  tx: Queryable,
+  id: string,
+  addresses: readonly string[],
+  start: bigint,
+): Promise<void> {
   if (addresses.length === 0) return;
   await tx.query(
-    `INSERT INTO subscription_addresses (subscription_id, address)
-     SELECT $1, a FROM unnest($2::text[]) AS a ON CONFLICT DO NOTHING`,
-    [id, [...new Set(addresses)]],
+    `INSERT INTO subscription_addresses (subscription_id, address, start_score)
+     SELECT $1, a, $3 FROM unnest($2::text[]) AS a ON CONFLICT DO NOTHING`,
+    [id, [...new Set(addresses)], start],
   );
 }
 

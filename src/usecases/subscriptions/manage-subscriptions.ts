@@ -83,7 +83,7 @@ export async function registerSubscription(
     await holdKeySubscriptions(tx, input.apiKeyId);
     if ((await subscriptionCount(tx, input.apiKeyId)) >= limits.perKey)
       throw new SubscriptionLimitError(`an API key has at most ${limits.perKey} subscriptions`);
-    await insertSubscription(tx, {
+    const start = await insertSubscription(tx, {
       id,
       apiKeyId: input.apiKeyId,
       url: input.url,
@@ -92,7 +92,7 @@ export async function registerSubscription(
       secretEnc: seal(masterKey, secret),
       now: input.now,
     });
-    await changeAddresses(tx, id, { add: input.addresses });
+    await changeAddresses(tx, id, { add: input.addresses }, start);
   });
   return { subscription: (await subscriptionById(db, id))!, secret };
 }
