@@ -67,6 +67,7 @@ export const ERRORS = {
   STREAM_LIMIT: { status: 429, title: 'Too many open streams' },
   SUBSCRIPTION_LIMIT: { status: 422, title: 'Address webhook limit reached' },
   BEEF_TOO_DEEP: { status: 422, title: 'Too many unmined ancestors for one BEEF' },
+  TX_FAILED: { status: 409, title: 'The transaction failed: it will never be mined' },
   SANDBOX_ONLY: { status: 403, title: 'Served in the sandbox only' },
   // Service state
   BROADCAST_REJECTED: { status: 400, title: 'The network rejected the transaction' },

@@ -159,13 +159,13 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'GET /v2/tx/{txid}/beef': {
     id: 'getTxBeef',
     tag: 'transactions',
-    errors: ['INVALID_TXID', 'NOT_FOUND', 'BEEF_TOO_DEEP'],
+    errors: ['INVALID_TXID', 'NOT_FOUND', 'BEEF_TOO_DEEP', 'TX_FAILED'],
   },
   'GET /v2/tx/{txid}/proof': { id: 'getTxProof', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },
   'POST /v2/beef': {
     id: 'getOutputsBeef',
     tag: 'utxos',
-    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER', 'NOT_FOUND', 'BEEF_TOO_DEEP'],
+    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER', 'NOT_FOUND', 'BEEF_TOO_DEEP', 'TX_FAILED'],
   },
   'GET /v2/headers': { id: 'getHeaders', tag: 'transactions' },
   'GET /v1/tx/{txid}': { id: 'getRawTx', tag: 'transactions', errors: ['INVALID_TXID', 'NOT_FOUND'] },

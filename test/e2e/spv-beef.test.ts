@@ -1,7 +1,7 @@
 // SPV over real sockets, checked by @bsv/sdk: a transfer served as Atomic BEEF (BRC-95) verifies
 // with Transaction.fromAtomicBEEF(...).verify(chainTracker) before and after it is mined, every
 // unspent output of an address served in one request verifies, the same after a reorg (the new
-// block's path is served), and a tampered path fails. The chain tracker reads the service's
+// block's path is served), and a tampered path fails. A failed transaction has none. The chain tracker reads the service's
 // GET /v2/headers (a careful wallet would use headers of its own).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,9 @@ import { type ChainTracker, MerklePath, Transaction } from '@bsv/sdk';
 import Mnee from '@mnee/ts-sdk';
 import { apiContextOf } from '../../src/compose.js';
 import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
+import { applyLedgerStatus } from '../../src/usecases/track/apply-ledger-status.js';
 import { party } from '../support/token-world.js';
+import { trackerContext } from '../support/tracker-context.js';
 import { http } from './e2e-http.js';
 import { eventually, redirectClientTo, startTestService, type TestService } from './support.js';
 
@@ -174,5 +176,21 @@ describe('SPV: merkle paths and Atomic BEEF', () => {
     const answer = await http(t.url, 'POST', '/v2/beef', { body: { address: bob.address } });
     for (const o of (answer.json as { outputs: { beef: string }[] }).outputs)
       assert.equal(await verifies(o.beef), true);
+  });
+
+  it('a failed transaction has no BEEF: 409 TX_FAILED', async () => {
+    const { ticketId } = await mnee.transfer([{ address: bob.address, amount: 2 }], alice.wif);
+    const ticket = await eventually(async () => {
+      const s = await mnee.getTxStatus(ticketId!);
+      return s.status === 'SUCCESS' ? s : undefined;
+    }, 'SUCCESS');
+    assert.equal((await http(t.url, 'GET', `/v2/tx/${ticket.tx_id}/beef`)).status, 200);
+    // The network rejects it (a double spend seen elsewhere): the tracker fails its ticket.
+    await applyLedgerStatus(trackerContext(t.service.parts.db, new Date()), ticket.tx_id, {
+      status: { kind: 'rejected', reason: 'double spend' },
+    });
+    const answer = await http(t.url, 'GET', `/v2/tx/${ticket.tx_id}/beef`);
+    assert.equal(answer.status, 409, answer.text);
+    assert.equal((answer.json as { code: string }).code, 'TX_FAILED');
   });
 });

@@ -90,6 +90,7 @@ export function spvRoutes(deps: RouteDeps) {
       return await atomicBeefOf(ctx, txid);
     } catch (err) {
       if (err instanceof SpvError && err.kind === 'not-found') throw new AppError('NOT_FOUND', err.message);
+      if (err instanceof SpvError && err.kind === 'failed') throw new AppError('TX_FAILED', err.message);
       if (err instanceof SpvError) throw new AppError('BEEF_TOO_DEEP', err.message);
       throw err;
     }

@@ -77,8 +77,10 @@ export async function currentHeaders(q: Queryable, from: number, limit: number):
 export async function recordPlaces(
   q: Queryable,
   txids: readonly string[],
-): Promise<Map<string, { readonly raw: Uint8Array; readonly blockHash: string | null }>> {
-  const out = new Map<string, { raw: Uint8Array; blockHash: string | null }>();
+): Promise<
+  Map<string, { readonly raw: Uint8Array; readonly blockHash: string | null; readonly failed: boolean }>
+> {
+  const out = new Map<string, { raw: Uint8Array; blockHash: string | null; failed: boolean }>();
   if (txids.length === 0) return out;
   const rows = await q.query<{ txid: string; raw_tx: Uint8Array; state: string; blk_hash: string }>(
     'SELECT txid, raw_tx, state, blk_hash FROM transactions WHERE txid = ANY($1::text[])',
@@ -88,6 +90,7 @@ export async function recordPlaces(
     out.set(r.txid, {
       raw: r.raw_tx,
       blockHash: r.state === 'mined' && r.blk_hash !== '' ? r.blk_hash : null,
+      failed: r.state === 'failed',
     });
   return out;
 }

@@ -33,7 +33,7 @@ const MAX_TRANSACTIONS = 2_000;
 
 export class SpvError extends Error {
   constructor(
-    readonly kind: 'not-found' | 'too-deep',
+    readonly kind: 'not-found' | 'too-deep' | 'failed',
     message: string,
   ) {
     super(message);
@@ -117,6 +117,7 @@ async function fromLedger(
 
 /** `txid` with its ancestors back to mined ones, each mined one carrying its merkle path. */
 export async function provenTransaction(ctx: ServiceContext, txid: string): Promise<Transaction> {
+  const root = txid.toLowerCase();
   const made = new Map<string, Transaction>();
   const build = async (id: string): Promise<Transaction> => {
     const done = made.get(id);
@@ -124,6 +125,13 @@ export async function provenTransaction(ctx: ServiceContext, txid: string): Prom
     if (made.size >= MAX_TRANSACTIONS)
       throw new SpvError('too-deep', `more than ${MAX_TRANSACTIONS} unmined ancestors`);
     const place = (await recordPlaces(ctx.db, [id])).get(id);
+    // A failed transaction (or one spending from it) will never be mined: its BEEF would verify
+    // all the same, and a wallet paid with it would take a double spend for a payment.
+    if (place?.failed === true)
+      throw new SpvError(
+        'failed',
+        `transaction ${id} failed: it will never be mined${id === root ? '' : ` (an ancestor of ${root})`}`,
+      );
     // A funding split or an operator's payment is no record of the feed; its bytes are kept apart
     // (ARC serves a raw transaction only from the memory of the process that broadcast it).
     const raw = place?.raw ?? (await fundingTransaction(ctx.db, id)) ?? (await ctx.ledger.rawTransaction(id));
@@ -138,7 +146,7 @@ export async function provenTransaction(ctx: ServiceContext, txid: string): Prom
     for (const input of tx.inputs) input.sourceTransaction = await build(input.sourceTXID!);
     return tx;
   };
-  return build(txid.toLowerCase());
+  return build(root);
 }
 
 /** Atomic BEEF (BRC-95) of `txid`, hex. */
