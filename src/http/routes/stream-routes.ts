@@ -25,8 +25,13 @@ export interface StreamRouteDeps extends RouteDeps {
   readonly maxPerClient: number;
 }
 
-/** Bytes a stream may have waiting unsent before it is closed (the reader resumes later). */
+/** Bytes a live stream may have waiting unsent before it is closed (the reader resumes later). */
 const MAX_BUFFERED = 4 * 1024 * 1024;
+/**
+ * Bytes a catching-up stream writes before it waits for its socket to drain: it is sent its
+ * history at the pace it reads it, one record past this at most, and is never cut for being slow.
+ */
+const CATCH_UP_HIGH_WATER = 1024 * 1024;
 const SCORE = /^[0-9]{1,19}$/;
 
 /**
@@ -182,6 +187,13 @@ export function streamRoutes(deps: StreamRouteDeps) {
               res.write(records.map(eventText).join(''));
               if (res.writableLength > MAX_BUFFERED) res.destroy();
             },
+            catchUp: async (records: readonly SyncRecord[]) => {
+              for (const r of records) {
+                if (res.writableEnded || res.destroyed) return;
+                res.write(eventText(r));
+                if (res.writableLength > CATCH_UP_HIGH_WATER) await drained(res);
+              }
+            },
           },
         };
         open.add(stream);
@@ -210,4 +222,17 @@ export function streamRoutes(deps: StreamRouteDeps) {
       },
     );
   };
+}
+
+/** Resolves when `res` has drained, or has closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -7,7 +7,9 @@
 // where the round's reads stop, so several instances need nothing but the database they share.
 //
 // A stream that joins with a cursor behind the hub's reads its own pages up to the hub first
-// (the same statements as /v1/sync), then joins at once, in the same tick as its last check:
+// (the same statements as /v1/sync), each once the stream has taken the one before (a slow
+// reader far behind is not sent every page at once), then joins at once, in the same tick as its
+// last check:
 // from then on it gets the hub's records above its cursor, so none is skipped and none is sent
 // twice.
 
@@ -24,6 +26,11 @@ export interface FeedSubscriber {
   readonly addresses: ReadonlySet<string> | null;
   /** Records in score order, each above the cursor; the hub moves the cursor past them. */
   deliver(records: readonly SyncRecord[]): void;
+  /**
+   * A catch-up page, in place of `deliver`: resolves once the subscriber can take the next (a
+   * socket that drained), so a stream far behind holds one page, not every page it is behind.
+   */
+  catchUp?(records: readonly SyncRecord[]): Promise<void>;
 }
 
 export interface FeedHubOptions {
@@ -95,7 +102,8 @@ export class FeedHub {
       // everything up to it, so the stream may follow from there.
       const { page, hubBefore } = await this.#pageAfter(sub.cursor, list);
       if (page.records.length > 0) {
-        sub.deliver(page.records);
+        if (sub.catchUp === undefined) sub.deliver(page.records);
+        else await sub.catchUp(page.records);
         sub.cursor = page.records.at(-1)!.score;
       }
       if (page.end && hubBefore !== null && sub.cursor < hubBefore) sub.cursor = hubBefore;
