@@ -10,11 +10,13 @@ export interface ControlledTransfer {
   readonly outpoints: readonly string[];
   /** Owners of its inputs (each once or more). */
   readonly senders: readonly string[];
+  /** The token outputs it spends: their owners and amounts. */
+  readonly inputs: readonly { readonly owner: string; readonly amount: bigint }[];
   readonly outputs: readonly { readonly owner: string; readonly amount: bigint; readonly op: string }[];
 }
 
-/** What the amount limits look at: who sends, and to whom. */
-export type SendingTransfer = Pick<ControlledTransfer, 'senders' | 'outputs'>;
+/** What the amount limits look at: who sends, what, and to whom. */
+export type SendingTransfer = Pick<ControlledTransfer, 'senders' | 'inputs' | 'outputs'>;
 
 export interface OperatorAddresses {
   readonly mintAddress: string;
@@ -35,13 +37,20 @@ export function isOperatorMove(t: Pick<ControlledTransfer, 'senders'>, op: Opera
 }
 
 /**
- * What a transfer sends to others: its outputs to addresses not among its senders, burns left
- * out (the fee output counts: it leaves the sender too). The daily sum in the store counts the
- * same way.
+ * What a transfer sends to others: over the owners of its inputs and outputs, what each gains
+ * beyond what its own inputs put in (the fee output counts: it leaves the sender too; burns are
+ * nobody's gain). Change back to a sender moves nothing, and a recipient that adds an input of
+ * its own still counts as receiving everything beyond that input: otherwise a recipient
+ * cosigning a 1-unit input made the whole payment "sent to a sender", past every limit. The
+ * daily sum in the store counts the same way (store/submissions/daily-limit-hold.ts).
  */
-export function amountSent(t: SendingTransfer): bigint {
-  const senders = new Set(t.senders);
-  return t.outputs.reduce((sum, o) => (o.op === 'burn' || senders.has(o.owner) ? sum : sum + o.amount), 0n);
+export function amountSent(t: Pick<SendingTransfer, 'inputs' | 'outputs'>): bigint {
+  const net = new Map<string, bigint>();
+  for (const o of t.outputs) if (o.op !== 'burn') net.set(o.owner, (net.get(o.owner) ?? 0n) + o.amount);
+  for (const i of t.inputs) net.set(i.owner, (net.get(i.owner) ?? 0n) - i.amount);
+  let sent = 0n;
+  for (const amount of net.values()) if (amount > 0n) sent += amount;
+  return sent;
 }
 
 /**
@@ -120,11 +129,17 @@ export function limitRefusal(
   return null;
 }
 
-/** The senders whose daily sums a batch must hold: those of transfers the daily limit applies to. */
-export function dailyLimitedSenders(transfers: readonly SendingTransfer[], op: OperatorAddresses): string[] {
+/**
+ * The senders whose daily sums a batch must hold: those of every transfer the daily limit applies
+ * to (all but the operator's own moves; taken before the inputs' amounts are read).
+ */
+export function dailyLimitedSenders(
+  transfers: readonly Pick<SendingTransfer, 'senders'>[],
+  op: OperatorAddresses,
+): string[] {
   const senders = new Set<string>();
   for (const t of transfers) {
-    if (isOperatorMove(t, op) || amountSent(t) === 0n) continue;
+    if (isOperatorMove(t, op)) continue;
     for (const sender of t.senders) senders.add(sender);
   }
   return [...senders].sort();

@@ -19,6 +19,7 @@ const op = { mintAddress: 'MINT', feeAddress: 'FEE', burnAddress: 'BURN' };
 const wallet: ControlledTransfer = {
   outpoints: ['aa_0'],
   senders: ['ALICE'],
+  inputs: [{ owner: 'ALICE', amount: 1000n }],
   outputs: [
     { owner: 'BOB', amount: 700n, op: 'transfer' },
     { owner: 'FEE', amount: 100n, op: 'transfer' },
@@ -28,6 +29,7 @@ const wallet: ControlledTransfer = {
 const operatorBurn: ControlledTransfer = {
   outpoints: ['bb_1'],
   senders: ['MINT'],
+  inputs: [{ owner: 'MINT', amount: 100n }],
   outputs: [
     { owner: 'BURN', amount: 5n, op: 'burn' },
     { owner: 'MINT', amount: 95n, op: 'transfer' },
@@ -36,6 +38,7 @@ const operatorBurn: ControlledTransfer = {
 const mint: ControlledTransfer = {
   outpoints: ['bb_1'],
   senders: ['MINT'],
+  inputs: [{ owner: 'MINT', amount: 100n }],
   outputs: [
     { owner: 'BOB', amount: 5n, op: 'transfer' },
     { owner: 'MINT', amount: 95n, op: 'transfer' },
@@ -64,7 +67,7 @@ describe('issuer controls (pure)', () => {
   });
 
   it('a batch meets the daily limit in its order: what passes counts against what follows', () => {
-    const bob = { ...wallet, senders: ['BOB'] };
+    const bob = { ...wallet, senders: ['BOB'], inputs: [{ owner: 'BOB', amount: 1000n }] };
     const transfers = [wallet, wallet, mint, bob, wallet];
     const refusals = dailyLimitRefusals(transfers, 1600n, new Map([['BOB', 1400n]]), op);
     assert.deepEqual(
@@ -96,6 +99,45 @@ describe('issuer controls (pure)', () => {
     assert.equal(limitRefusal(wallet, daily, new Map([['ALICE', 200n]]), op), null);
     assert.equal(limitRefusal(wallet, daily, new Map([['ALICE', 201n]]), op)?.code, 'DAILY_LIMIT_EXCEEDED');
     assert.equal(limitRefusal(mint, { perTransfer: 1n, perAddressPerDay: 1n }, new Map(), op), null);
+    // A burn is nobody's gain: burning 50 of 100 sends nothing.
+    const burn: ControlledTransfer = {
+      outpoints: ['cc_0'],
+      senders: ['ALICE'],
+      inputs: [{ owner: 'ALICE', amount: 100n }],
+      outputs: [
+        { owner: 'ALICE', amount: 50n, op: 'burn' },
+        { owner: 'ALICE', amount: 50n, op: 'transfer' },
+      ],
+    };
+    assert.equal(amountSent(burn), 0n);
+  });
+
+  it('a recipient that cosigns an input of its own still counts as receiving beyond it', () => {
+    // ALICE pays BOB 700; BOB adds a 1-unit input and gets it back on top. Counting only outputs
+    // to addresses outside the senders said 100 (the fee), past any limit.
+    const cosigned: ControlledTransfer = {
+      outpoints: ['aa_0', 'dd_0'],
+      senders: ['ALICE', 'BOB'],
+      inputs: [
+        { owner: 'ALICE', amount: 1000n },
+        { owner: 'BOB', amount: 1n },
+      ],
+      outputs: [
+        { owner: 'BOB', amount: 701n, op: 'transfer' },
+        { owner: 'FEE', amount: 100n, op: 'transfer' },
+        { owner: 'ALICE', amount: 200n, op: 'transfer' },
+      ],
+    };
+    assert.equal(amountSent(cosigned), 800n, 'as much as the plain payment');
+    const none = { perTransfer: null, perAddressPerDay: null };
+    assert.equal(
+      limitRefusal(cosigned, { ...none, perTransfer: 799n }, new Map(), op)?.code,
+      'TRANSFER_LIMIT_EXCEEDED',
+    );
+    assert.equal(
+      limitRefusal(cosigned, { ...none, perAddressPerDay: 1000n }, new Map([['ALICE', 201n]]), op)?.code,
+      'DAILY_LIMIT_EXCEEDED',
+    );
   });
 
   it('the day starts at midnight UTC', () => {

@@ -77,10 +77,10 @@ function submission(
 }
 
 describeOnEachDb('submission batches', (fresh) => {
-  const coins = async (n: number) =>
+  const coins = async (n: number, owner = 'sender') =>
     (
       await seedTransaction(fresh.db, {
-        outputs: Array.from({ length: n }, () => ({ owner: 'sender', amount: 10n })),
+        outputs: Array.from({ length: n }, () => ({ owner, amount: 10n })),
       })
     ).outpoints;
   const count = async (sql: string, params: string[]) =>
@@ -372,7 +372,8 @@ describeOnEachDb('submission batches', (fresh) => {
       submission([input], funding, sentBy(sender));
 
     it("a batch's transfers of one sender pass together only within the limit; the one over it is taken out", async () => {
-      const [a, b, c] = await coins(3);
+      const [a, b] = await coins(2, 'daily a');
+      const [c] = await coins(1, 'daily b');
       const [f1, f2, f3] = await fundingOutputs(fresh.db, 3);
       const batch = [sending('daily a', a!, f1!), sending('daily a', b!, f2!), sending('daily b', c!, f3!)];
       const verdicts = await fresh.db.transaction((tx) => writeSubmissions(tx, batch, until, limit));
@@ -384,14 +385,14 @@ describeOnEachDb('submission batches', (fresh) => {
       assert.equal(await reservedBy(b!), null, 'nothing of the one over the limit is kept');
       assert.equal(await count('SELECT count(*) AS n FROM tickets WHERE id = $1', [batch[1]!.ticketId]), 0);
       // A later batch counts what committed: 7 sent, 7 more is over.
-      const [d] = await coins(1);
+      const [d] = await coins(1, 'daily a');
       const [f4] = await fundingOutputs(fresh.db, 1);
       const [later] = await fresh.db.transaction((tx) =>
         writeSubmissions(tx, [sending('daily a', d!, f4!)], until, limit),
       );
       assert.equal(later!.kind === 'conflict' && later!.code, 'DAILY_LIMIT_EXCEEDED');
       // The operator's own moves are not limited.
-      const [e] = await coins(1);
+      const [e] = await coins(1, 'treasury');
       const [f5] = await fundingOutputs(fresh.db, 1);
       const [own] = await fresh.db.transaction((tx) =>
         writeSubmissions(tx, [sending('treasury', e!, f5!)], until, { ...limit, perAddressPerDay: 1n }),
@@ -399,9 +400,46 @@ describeOnEachDb('submission batches', (fresh) => {
       assert.equal(own!.kind, 'created');
     });
 
+    it('counts what a recipient gains beyond the input it cosigned, in the batch and once committed', async () => {
+      const [mine] = await coins(1, 'daily d');
+      const [theirs] = await coins(1, 'daily r');
+      const [f1, f2] = await fundingOutputs(fresh.db, 2);
+      // daily d pays daily r 7; daily r adds an input of 10 and gets it back on top.
+      const cosigned = submission([mine!, theirs!], f1!, {
+        outputs: [
+          {
+            vout: 0,
+            owner: 'daily r',
+            amount: 17n,
+            op: 'transfer',
+            script: new Uint8Array([0x51]),
+            satoshis: 1n,
+          },
+          {
+            vout: 1,
+            owner: 'daily d',
+            amount: 3n,
+            op: 'transfer',
+            script: new Uint8Array([0x52]),
+            satoshis: 1n,
+          },
+        ],
+        senders: ['daily d', 'daily r'],
+        receivers: ['daily r', 'daily d'],
+      });
+      const [first] = await fresh.db.transaction((tx) => writeSubmissions(tx, [cosigned], until, limit));
+      assert.equal(first!.kind, 'created');
+      const [next] = await coins(1, 'daily d');
+      const [later] = await fresh.db.transaction((tx) =>
+        writeSubmissions(tx, [sending('daily d', next!, f2!)], until, limit),
+      );
+      assert.equal(later!.kind === 'conflict' && later!.code, 'DAILY_LIMIT_EXCEEDED', JSON.stringify(later));
+      assert.match((later as { detail: string }).detail, /daily d has sent 7 today/);
+    });
+
     it('a batch waits for another batch of the same sender and counts what it committed', async (t) => {
       if (fresh.db.dialect !== 'postgres') return t.skip('PGlite runs one transaction at a time');
-      const [a, b] = await coins(2);
+      const [a, b] = await coins(2, 'daily c');
       const [f1, f2] = await fundingOutputs(fresh.db, 2);
       const first = holdOpen(fresh.db, async (tx) => {
         const [v] = await writeSubmissions(tx, [sending('daily c', a!, f1!)], until, limit);

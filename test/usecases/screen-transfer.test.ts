@@ -14,6 +14,7 @@ const token = { mintAddress: 'MINT', feeAddress: 'FEE', burnAddress: 'BURN' };
 const transfer = (to: string): ControlledTransfer => ({
   outpoints: ['aa_0'],
   senders: ['ALICE'],
+  inputs: [{ owner: 'ALICE', amount: 5n }],
   outputs: [{ owner: to, amount: 5n, op: 'transfer' }],
 });
 

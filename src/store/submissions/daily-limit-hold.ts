@@ -28,9 +28,9 @@ export async function holdDailySums(tx: Queryable, senders: readonly string[]): 
 }
 
 /**
- * What each of `senders` sent to others (its outputs to addresses not among the transaction's
- * senders, burns left out) in transactions not failed recorded since `since`: the sum the
- * screening reads too (SENT_SINCE).
+ * What each of `senders` sent to others (amountSent of domain/issuer-controls.ts: what the
+ * transaction's owners gain beyond what their own inputs put in, burns left out) in transactions
+ * not failed recorded since `since`: the sum the screening reads too (SENT_SINCE).
  */
 export async function sentSince(
   tx: Queryable,
@@ -47,12 +47,22 @@ export async function sentSince(
 }
 
 /**
- * The FROM and WHERE of a sum of what addresses (`ta.address`) sent to others since the
- * timestamp parameter `since`; the caller adds its own address condition and GROUP BY.
+ * The FROM and WHERE of a sum (`sum(x.amount)`) of what addresses (`ta.address`) sent to others
+ * since the timestamp parameter `since`, a row a transaction; the caller adds its own address
+ * condition and GROUP BY. A transaction's amount is amountSent's: per owner, its outputs (burns
+ * left out) less the outputs it spent (`spent_by`, kept while the transaction is not failed),
+ * the gains summed.
  */
 export const SENT_SINCE = (since: string): string =>
   `FROM transaction_addresses ta
        JOIN transactions t ON t.txid = ta.txid AND t.state <> 'failed'
             AND t.created_at >= ${since}::timestamptz AND ta.address = ANY(t.senders)
-       JOIN token_outputs x ON x.txid = t.txid AND x.op <> 'burn' AND x.owner <> ALL(t.senders)
+       CROSS JOIN LATERAL (
+         SELECT COALESCE(sum(g.gain), 0) AS amount
+           FROM (SELECT sum(f.amount) AS gain
+                   FROM (SELECT o.owner, o.amount FROM token_outputs o WHERE o.txid = t.txid AND o.op <> 'burn'
+                         UNION ALL
+                         SELECT i.owner, -i.amount FROM token_outputs i WHERE i.spent_by = t.txid) f
+                  GROUP BY f.owner HAVING sum(f.amount) > 0) g
+       ) x
       WHERE ${since}::timestamptz IS NOT NULL`;

@@ -156,7 +156,23 @@ async function overDailyLimit(
   limit: DailyLimit,
 ): Promise<Map<Submission, string>> {
   const before = await sentSince(tx, senders, limit.since);
-  const refusals = dailyLimitRefusals(candidates, limit.perAddressPerDay, before, limit.operator);
+  // What each spends, read back from the outputs it claimed in this transaction.
+  const spent = await tx.query<{ spent_by: string; owner: string; amount: string }>(
+    'SELECT spent_by, owner, amount::text FROM token_outputs WHERE spent_by = ANY($1::text[])',
+    [candidates.map((s) => s.txid)],
+  );
+  const inputsOf = new Map<string, { owner: string; amount: bigint }[]>();
+  for (const r of spent)
+    inputsOf.set(r.spent_by, [
+      ...(inputsOf.get(r.spent_by) ?? []),
+      { owner: r.owner, amount: BigInt(r.amount) },
+    ]);
+  const refusals = dailyLimitRefusals(
+    candidates.map((s) => ({ senders: s.senders, outputs: s.outputs, inputs: inputsOf.get(s.txid) ?? [] })),
+    limit.perAddressPerDay,
+    before,
+    limit.operator,
+  );
   const over = new Map<Submission, string>();
   for (const [i, refusal] of refusals.entries())
     if (refusal !== null) over.set(candidates[i]!, refusal.detail);

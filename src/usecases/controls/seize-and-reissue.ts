@@ -49,6 +49,8 @@ export type SeizureOutcome =
   | { readonly kind: 'refused'; readonly why: string };
 
 const OUTPOINT = /^([0-9a-f]{64})_(0|[1-9]\d{0,9})$/;
+/** The highest output index a token output is stored with (a 32-bit signed column). */
+const MAX_VOUT = 0x7fff_ffff;
 
 /**
  * Times a kept reissue is built again because another treasury transfer took its inputs before
@@ -91,6 +93,9 @@ export async function seizeAndReissue(
   if (parsed.length === 0 || parsed.some((o) => o === null))
     return { kind: 'refused', why: 'outpoints must be one or more <txid>_<vout>' };
   const outpoints = parsed as { txid: string; vout: number }[];
+  const past = outpoints.find((o) => o.vout > MAX_VOUT);
+  if (past !== undefined)
+    return { kind: 'refused', why: `${past.txid}_${past.vout} is not a known token output` };
   // The reference is the order's identity: sent again, it is answered, or completed. It is read
   // after the outputs, so that the same order committed between the two reads (sent twice at
   // once) is answered rather than refused for the outputs it seized.

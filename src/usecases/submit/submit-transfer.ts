@@ -66,6 +66,7 @@ export async function submitTransfer(ctx: ApiContext, req: SubmitRequest): Promi
   const controlled: ControlledTransfer = {
     outpoints: parsed.outpoints,
     senders: inputs.map((o) => o.owner),
+    inputs: inputs.map((o) => ({ owner: o.owner, amount: o.amount })),
     outputs: parsed.tokenOutputs.map((o) => ({ owner: o.owner, amount: o.amount, op: o.op })),
   };
   // The pause comes before everything: while paused nothing is cosigned, valid or not.
