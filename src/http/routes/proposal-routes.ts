@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { APPROVER_SCOPE, type ApprovableAction } from '../../domain/approval-policy.js';
-import { listProposals, type Proposal } from '../../store/controls/proposal-store.js';
+import { listProposals, type Proposal, ProposalKeyConflict } from '../../store/controls/proposal-store.js';
 import {
   expireDue,
   type GatedAction,
@@ -84,7 +84,23 @@ export async function heldBack(
   action: Omit<GatedAction, 'actor'>,
 ): Promise<ReturnType<typeof proposalJson> | null> {
   const actor = actorOf(request.principal);
-  const made = await gate(proposalDeps(deps), { ...action, actor });
+  let made: Awaited<ReturnType<typeof gate>>;
+  try {
+    // Under the request's Idempotency-Key (a route with idempotencyHooks): sent again, to any
+    // instance, it answers the proposal the first one made.
+    made = await gate(proposalDeps(deps), {
+      ...action,
+      actor,
+      ...(request.idempotency !== undefined && { idempotency: request.idempotency }),
+    });
+  } catch (err) {
+    if (err instanceof ProposalKeyConflict)
+      throw new AppError(
+        'IDEMPOTENCY_CONFLICT',
+        `Idempotency-Key ${request.idempotency?.key} was already used with another request; use a new key for a new request`,
+      );
+    throw err;
+  }
   if (made === null) return null;
   request.log.warn({ proposal: made.id, action: made.action, actor }, 'action held back for approvals');
   return proposalJson(made);

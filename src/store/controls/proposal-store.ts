@@ -57,7 +57,16 @@ export interface NewProposal {
   readonly proposedBy: string;
   readonly at: Date;
   readonly expiresAt: Date;
+  /** The request's Idempotency-Key, when it had one: the same request again answers this proposal. */
+  readonly idempotency?: {
+    readonly apiKeyId: string;
+    readonly key: string;
+    readonly requestHash: Uint8Array;
+  };
 }
+
+/** The Idempotency-Key of a proposal was used with another request. */
+export class ProposalKeyConflict extends Error {}
 
 /** Appends to control_events (append-only, migration 021). */
 export async function recordProposalEvent(
@@ -161,14 +170,49 @@ export async function listProposals(q: Queryable, limit: number, state?: Proposa
   return rows.map((r) => proposalOf(r, votes.get(r.id) ?? []));
 }
 
-/** Records a proposal, the proposer's approval (unless the policy says otherwise) and the event. */
-export async function createProposal(db: Db, p: NewProposal): Promise<Proposal> {
+/**
+ * Records a proposal, the proposer's approval (unless the policy says otherwise) and the event.
+ * Under an Idempotency-Key that made a proposal already (any process, the unique index decides),
+ * answers that one, `created` false; throws ProposalKeyConflict when that key made it for another
+ * request.
+ */
+export async function createProposal(
+  db: Db,
+  p: NewProposal,
+): Promise<{ readonly proposal: Proposal; readonly created: boolean }> {
   return db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO proposals (id, action, body, summary, required, state, proposed_by, proposed_at, expires_at)
-       VALUES ($1, $2, $3::jsonb, $4, $5, 'open', $6, $7, $8)`,
-      [p.id, p.action, JSON.stringify(p.body), p.summary, p.required, p.proposedBy, p.at, p.expiresAt],
+    const key = p.idempotency;
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO proposals (id, action, body, summary, required, state, proposed_by, proposed_at, expires_at,
+                              idempotency_api_key_id, idempotency_key, idempotency_request_hash)
+       VALUES ($1, $2, $3::jsonb, $4, $5, 'open', $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (idempotency_api_key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [
+        p.id,
+        p.action,
+        JSON.stringify(p.body),
+        p.summary,
+        p.required,
+        p.proposedBy,
+        p.at,
+        p.expiresAt,
+        key?.apiKeyId ?? null,
+        key?.key ?? null,
+        key?.requestHash ?? null,
+      ],
     );
+    if (inserted.length === 0 && key !== undefined) {
+      const [earlier] = await tx.query<{ id: string; same: boolean }>(
+        `SELECT id, idempotency_request_hash = $3 AS same FROM proposals
+          WHERE idempotency_api_key_id = $1 AND idempotency_key = $2`,
+        [key.apiKeyId, key.key, key.requestHash],
+      );
+      if (earlier === undefined) throw new Error('a proposal conflicted on its Idempotency-Key and is gone');
+      if (!earlier.same)
+        throw new ProposalKeyConflict(`Idempotency-Key ${key.key} made a proposal for another request`);
+      return { proposal: (await proposal(tx, earlier.id))!, created: false };
+    }
     if (p.proposerApproves)
       await tx.query(
         `INSERT INTO proposal_votes (proposal_id, key_id, vote, reason, at) VALUES ($1, $2, 'approve', 'proposed', $3)`,
@@ -182,7 +226,7 @@ export async function createProposal(db: Db, p: NewProposal): Promise<Proposal> 
       at: p.at,
       detail: { action: p.action, required: p.required, proposerApproves: p.proposerApproves, body: p.body },
     });
-    return (await proposal(tx, p.id))!;
+    return { proposal: (await proposal(tx, p.id))!, created: true };
   });
 }
 

@@ -15,6 +15,7 @@ import {
   castVote,
   createProposal,
   expireProposals,
+  type NewProposal,
   type Proposal,
   proposal,
   type VoteOutcome,
@@ -57,6 +58,8 @@ export interface GatedAction {
   readonly amount?: bigint;
   /** The admin key asking. */
   readonly actor: string;
+  /** The request's Idempotency-Key: the same request again answers the same proposal. */
+  readonly idempotency?: NewProposal['idempotency'];
 }
 
 /**
@@ -67,7 +70,7 @@ export async function gate(ctx: ProposalDeps, a: GatedAction): Promise<Proposal 
   const needed = approvalsFor(await currentPolicy(ctx), a.action, a.amount);
   if (needed === null) return null;
   const at = ctx.now();
-  const made = await createProposal(ctx.db, {
+  const { proposal: made, created } = await createProposal(ctx.db, {
     id: ctx.newId(),
     action: a.action,
     body: a.body,
@@ -77,8 +80,9 @@ export async function gate(ctx: ProposalDeps, a: GatedAction): Promise<Proposal 
     proposedBy: a.actor,
     at,
     expiresAt: new Date(at.getTime() + ctx.proposalTtlMs),
+    ...(a.idempotency !== undefined && { idempotency: a.idempotency }),
   });
-  ctx.controls?.counted?.change('proposal');
+  if (created) ctx.controls?.counted?.change('proposal');
   return made;
 }
 
