@@ -240,7 +240,7 @@ export const OPERATIONS: Readonly<Record<string, OperationFacts>> = {
   'POST /v2/admin/blacklist': {
     id: 'blacklistAddress',
     tag: 'admin',
-    errors: ['INVALID_ADDRESS', 'INVALID_PARAMETER'],
+    errors: ['INVALID_ADDRESS', 'ADDRESS_CANNOT_OWN_TOKENS', 'INVALID_PARAMETER'],
   },
   'GET /v2/admin/blacklist': { id: 'listBlacklist', tag: 'admin' },
   'DELETE /v2/admin/blacklist/{address}': {

@@ -164,6 +164,16 @@ describeServiceOnEachDb(
         403,
         'ADDRESS_BLACKLISTED',
       );
+      // Addresses no token output can be locked to: a listing would do nothing.
+      for (const address of [
+        '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+        'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      ])
+        assertProblem(
+          await admin('POST', '/v2/admin/blacklist', { address, reason: 'no' }),
+          400,
+          'ADDRESS_CANNOT_OWN_TOKENS',
+        );
       const list = (await admin('GET', '/v2/admin/blacklist')).json as {
         listed: { address: string; balance: { atomic: number } }[];
       };

@@ -4,7 +4,7 @@
 // it and why. Seize and reissue is in seizure-routes.ts. The CLI (`tokenproxy pause | unpause | blacklist | unblacklist | controls`)
 // and the console use these.
 import { Type } from 'typebox';
-import { isValidAddress } from '../../domain/address.js';
+import { isValidAddress, pubKeyHashOf } from '../../domain/address.js';
 import { unlistableReason } from '../../domain/issuer-controls.js';
 import { blacklistHoldings, type Listing } from '../../store/controls/blacklist-store.js';
 import { type ControlEvent, controlEvents } from '../../store/controls/control-events.js';
@@ -229,6 +229,13 @@ export function controlRoutes(deps: RouteDeps) {
       },
       async (request, reply) => {
         const address = checked(request.body.address);
+        // As a freeze: only P2PKH addresses own tokens, so listing another would do nothing while
+        // the operator believes it does. (Taking one off the list stays possible.)
+        if (pubKeyHashOf(address) === null)
+          throw new AppError(
+            'ADDRESS_CANNOT_OWN_TOKENS',
+            `${address} is not a P2PKH address: no token output can be locked to it, so blacklisting it would do nothing`,
+          );
         const { listing, changed } = await blacklist(ctx, {
           address,
           reason: request.body.reason,
