@@ -132,6 +132,19 @@ export interface AuthOptions {
 export const HOW_TO_GET_A_KEY =
   'the operator makes one with `npx tokenproxy keys create` (docs/clients.md, "Keys")';
 
+/**
+ * A 403 for a key that was verified but lacks the route's scope: it carries the key, so that the
+ * rate limit counts the request against that key's own limit (installAuth).
+ */
+export class ScopeForbidden extends AppError {
+  constructor(
+    readonly principal: ApiKeyPrincipal,
+    detail: string,
+  ) {
+    super('FORBIDDEN', detail);
+  }
+}
+
 /** Decides who the request is for a route scope; throws 401/403 AppErrors. */
 export async function authenticate(
   needed: RouteScope,
@@ -144,7 +157,7 @@ export async function authenticate(
   const shared = presented.kind === 'key' ? options.publicPrincipals?.get(presented.key) : undefined;
   if (shared !== undefined) {
     if (!grants(shared.scopes, needed))
-      throw new AppError('FORBIDDEN', `this public token lacks the '${needed}' scope`);
+      throw new ScopeForbidden(shared, `this public token lacks the '${needed}' scope`);
     return shared;
   }
   if (presented.kind === 'key' && options.anonymousTokens?.has(presented.key) === true) {
@@ -163,9 +176,8 @@ export async function authenticate(
   }
   const principal = await options.verifier.verify(presented.key);
   if (principal === null) throw new AppError('UNAUTHORIZED', 'Invalid API key');
-  if (!grants(principal.scopes, needed)) {
-    throw new AppError('FORBIDDEN', `API key lacks the '${needed}' scope`);
-  }
+  if (!grants(principal.scopes, needed))
+    throw new ScopeForbidden(principal, `API key lacks the '${needed}' scope`);
   return principal;
 }
 
@@ -181,8 +193,10 @@ export function principalOf(request: FastifyRequest): ApiKeyPrincipal | null {
 
 /**
  * Installs the `principal` request slot, the per-request check and the scope-on-every-route rule.
- * A 401 is not answered here: it is kept in `authFailure` (the request goes on as anonymous) and
- * answered by installAuthFailures' hook, which the app adds after the rate limit's.
+ * A 401 or 403 is not answered here: it is kept in `authFailure` and answered by
+ * installAuthFailures' hook, which the app adds after the rate limit's, so that refused requests
+ * count too: a 401's as anonymous (an unknown key does not escape the anonymous limit), a 403's
+ * against the key that lacked the scope.
  */
 export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('principal', null);
@@ -206,6 +220,11 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
         options,
       );
     } catch (err) {
+      if (err instanceof ScopeForbidden) {
+        request.principal = err.principal;
+        request.authFailure = err;
+        return;
+      }
       if (!(err instanceof AppError && err.code === 'UNAUTHORIZED')) throw err;
       request.principal = null;
       request.authFailure = err;
@@ -213,7 +232,7 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
   });
 }
 
-/** Answers the 401 that installAuth held back; add it after the rate limit's hook. */
+/** Answers the 401 or 403 that installAuth held back; add it after the rate limit's hook. */
 export function installAuthFailures(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     if (request.authFailure !== null) throw request.authFailure;

@@ -1,9 +1,11 @@
 // The console's search box (scope `admin`): GET /v2/admin/console/search?q= with an address,
 // a txid, a ticket ID or an outpoint (`txid:vout` / `txid_vout`), answered with what the
 // service knows of it. A query of no recognised kind is 400 INVALID_PARAMETER.
+
 import { Type } from 'typebox';
 import { toJsonNumber } from '../../domain/amount.js';
 import { parseSearchQuery, type SearchQuery } from '../../domain/search-query.js';
+import { maySeeCallbackUrl, REDACTED_CALLBACK_URL, type TicketViewer } from '../../domain/ticket.js';
 import { deliveriesOfTicket } from '../../store/callbacks/callback-deliveries.js';
 import type { Queryable } from '../../store/db/db.js';
 import {
@@ -60,13 +62,13 @@ export function consoleSearchRoutes(deps: RouteDeps) {
             'q must be an address, a txid (64 hex digits), a ticket ID (UUID) or an outpoint (txid:vout)',
           );
         }
-        return { query: request.query.q, ...(await search(db, parsed)) };
+        return { query: request.query.q, ...(await search(db, parsed, request.principal ?? null)) };
       },
     );
   };
 }
 
-async function search(db: Queryable, q: SearchQuery) {
+async function search(db: Queryable, q: SearchQuery, viewer: TicketViewer | null) {
   switch (q.kind) {
     case 'address': {
       const [amounts, unspent, transactions] = await Promise.all([
@@ -92,7 +94,7 @@ async function search(db: Queryable, q: SearchQuery) {
         outputsOfTransaction(db, q.txid),
         ticketIdOfTransaction(db, q.txid),
       ]);
-      const ticket = ticketId === null ? null : await ticketJson(db, ticketId);
+      const ticket = ticketId === null ? null : await ticketJson(db, ticketId, viewer);
       return {
         kind: q.kind,
         found: transaction !== null || ticket !== null,
@@ -102,7 +104,7 @@ async function search(db: Queryable, q: SearchQuery) {
       };
     }
     case 'ticket': {
-      const ticket = await ticketJson(db, q.id);
+      const ticket = await ticketJson(db, q.id, viewer);
       return { kind: q.kind, found: ticket !== null, ticket };
     }
     case 'outpoint': {
@@ -128,7 +130,11 @@ async function search(db: Queryable, q: SearchQuery) {
   }
 }
 
-async function ticketJson(db: Queryable, id: string) {
+/**
+ * A ticket as the console shows it. Its callback URL may carry the submitter's secret: whole only
+ * for the key that submitted it and admin keys (an `audit` key finds a ticket by its public txid).
+ */
+async function ticketJson(db: Queryable, id: string, viewer: TicketViewer | null) {
   const ticket = await ticketById(db, id);
   if (ticket === null) return null;
   const events = await deliveriesOfTicket(db, ticket.id);
@@ -137,7 +143,10 @@ async function ticketJson(db: Queryable, id: string) {
     txid: ticket.txid,
     status: ticket.status,
     errors: ticket.errors,
-    callbackUrl: ticket.callbackUrl,
+    callbackUrl:
+      ticket.callbackUrl === null || maySeeCallbackUrl(ticket.apiKeyId, viewer)
+        ? ticket.callbackUrl
+        : REDACTED_CALLBACK_URL,
     createdAt: ticket.createdAt.toISOString(),
     updatedAt: ticket.updatedAt.toISOString(),
     events: events.map((e) => ({

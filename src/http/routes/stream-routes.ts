@@ -7,6 +7,7 @@
 // (it resumes with Last-Event-ID).
 import type { ServerResponse } from 'node:http';
 import { Type } from 'typebox';
+import { liveApiKeyIds } from '../../store/access/api-keys-store.js';
 import type { SyncRecord } from '../../store/feed/feed-queries.js';
 import { FeedHub, type FeedSubscriber } from '../../usecases/feed/feed-hub.js';
 import type { AppInstance } from '../app.js';
@@ -33,6 +34,8 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
  */
 const CATCH_UP_HIGH_WATER = 1024 * 1024;
 const SCORE = /^[0-9]{1,19}$/;
+/** The highest score there can be (a bigint column). */
+const MAX_SCORE = 2n ** 63n - 1n;
 
 /**
  * The event text of a record, made once however many streams send it: the hub hands every
@@ -52,6 +55,8 @@ interface Stream {
   readonly res: ServerResponse;
   readonly sub: FeedSubscriber;
   readonly keys: readonly string[];
+  /** The API key that opened it (none: anonymous or the shared public token). */
+  readonly apiKeyId: string | null;
 }
 
 export function streamRoutes(deps: StreamRouteDeps) {
@@ -70,8 +75,25 @@ export function streamRoutes(deps: StreamRouteDeps) {
       if (n <= 0) counts.delete(key);
       else counts.set(key, n);
     };
+    // A key revoked (on any instance) loses its open streams at the next heartbeat: its requests
+    // are refused from then on, and a stream is a request that goes on.
+    let checking = false;
+    const closeRevoked = async () => {
+      const keyed = [...open].filter((s) => s.apiKeyId !== null);
+      if (checking || keyed.length === 0) return;
+      checking = true;
+      try {
+        const live = await liveApiKeyIds(deps.ctx.db, [...new Set(keyed.map((s) => s.apiKeyId!))]);
+        for (const s of keyed) if (!live.has(s.apiKeyId!)) s.res.end();
+      } catch (err) {
+        deps.ctx.log.warn({ err }, "the live feed could not check its streams' keys; trying again");
+      } finally {
+        checking = false;
+      }
+    };
     const beat = () => {
       for (const s of open) s.res.write(': heartbeat\n\n');
+      void closeRevoked();
     };
     const closeStream = (s: Stream) => {
       if (!open.delete(s)) return;
@@ -144,8 +166,11 @@ export function streamRoutes(deps: StreamRouteDeps) {
         }
         const lastEventId = request.headers['last-event-id'];
         const resumeAt = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : from;
-        if (resumeAt !== undefined && !SCORE.test(resumeAt))
-          throw new AppError('INVALID_PARAMETER', 'Last-Event-ID must be a score (an integer)');
+        if (resumeAt !== undefined && (!SCORE.test(resumeAt) || BigInt(resumeAt) > MAX_SCORE))
+          throw new AppError(
+            'INVALID_PARAMETER',
+            `Last-Event-ID and from must be a score, 0 to ${MAX_SCORE}`,
+          );
         const client = clientKeyOfAddress(request.ip);
         // A shared public principal (the sandbox's public token) is everyone's: counted per
         // client address only.
@@ -179,6 +204,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
         const stream: Stream = {
           res,
           keys,
+          apiKeyId: submitter,
           sub: {
             cursor,
             addresses,

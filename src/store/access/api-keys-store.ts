@@ -134,6 +134,17 @@ export async function liveApiKeyScopes(q: Queryable, id: string): Promise<ApiKey
   return row === undefined ? null : knownScopes(row.scopes);
 }
 
+/** Of `ids`, the keys that are live (not revoked). */
+export async function liveApiKeyIds(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const wanted = ids.filter(isUuid);
+  if (wanted.length === 0) return new Set();
+  const rows = await q.query<{ id: string }>(
+    'SELECT id FROM api_keys WHERE id = ANY($1::text[]) AND revoked_at IS NULL',
+    [wanted],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * Whether key `id` is live, holding its row (FOR SHARE) to the end of the caller's transaction:
  * a revocation waits for that transaction, and one committed before is seen.
