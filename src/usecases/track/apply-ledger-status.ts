@@ -1,8 +1,8 @@
 // What ledger verdicts do to tickets and to the index, many in ONE database transaction with
 // set-based statements: accepted (SUCCESS), mined (MINED, block data into the change feed),
 // reorged out (back to SUCCESS), rejected (FAILED: inputs released, and every ticket, or record
-// without one, that spends the failed transaction's outputs fails with it). Per ticket the result is what applying its
-// verdicts one by one, in order, gives (verdict-plan.ts walks them).
+// without one, that spends the failed transaction's outputs fails with it). Per ticket the
+// result is what applying its verdicts one by one, in order, gives (verdict-plan.ts walks them).
 //
 // Statement order (docs/adr/0001, 0020): find the spenders of rejected transactions; lock the tickets
 // (id order), then the records a plan may touch (txid order), then the address rows the scores
