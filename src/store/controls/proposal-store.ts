@@ -283,7 +283,15 @@ export async function castVote(
       [v.id, v.keyId, v.vote, v.reason, v.at],
     );
     const votes = [...locked.votes, { keyId: v.keyId, vote: v.vote, reason: v.reason, at: v.at }];
-    const decided = decide(votes, locked.required);
+    // A key revoked since it voted (a compromised approver taken out) no longer counts: its row,
+    // and every other voter's still live, is held to the commit, so a revocation asked meanwhile
+    // waits for this decision. Voters that are no API key (the operator's own) always count.
+    const revoked = await revokedVoters(
+      tx,
+      votes.map((x) => x.keyId),
+    );
+    const counted = votes.filter((x) => !revoked.has(x.keyId));
+    const decided = decide(counted, locked.required);
     if (decided !== 'open')
       await tx.query('UPDATE proposals SET state = $2, decided_at = $3 WHERE id = $1', [v.id, decided, v.at]);
     await recordProposalEvent(tx, {
@@ -294,13 +302,22 @@ export async function castVote(
       at: v.at,
       detail: {
         action: locked.action,
-        approvals: votes.filter((x) => x.vote === 'approve').length,
+        approvals: counted.filter((x) => x.vote === 'approve').length,
         required: locked.required,
         state: decided,
       },
     });
     return { kind: 'voted', proposal: (await proposal(tx, v.id))!, decided };
   });
+}
+
+/** Of the voters, the API keys revoked; the others' rows held (FOR SHARE) to the commit. */
+async function revokedVoters(tx: Queryable, keyIds: readonly string[]): Promise<Set<string>> {
+  const rows = await tx.query<{ id: string; revoked: boolean }>(
+    'SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
+    [[...new Set(keyIds)]],
+  );
+  return new Set(rows.filter((r) => r.revoked).map((r) => r.id));
 }
 
 async function expireOne(tx: Queryable, id: string, at: Date): Promise<void> {
