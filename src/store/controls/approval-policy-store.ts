@@ -1,6 +1,7 @@
 // The approval policy (migration 037): one row saying which actions need the approvals of how
 // many distinct keys (domain/approval-policy.ts parses it). A change is recorded in
 // control_events with who, why and both versions, in the same transaction as the change.
+import { parsePolicy } from '../../domain/approval-policy.js';
 import type { Queryable } from '../db/db.js';
 import { recordProposalEvent } from './proposal-store.js';
 
@@ -43,6 +44,15 @@ export async function setApprovalPolicy(
     s.actor,
     s.at,
   ]);
+  // A stricter count applies to the proposals still open too: an issuer that asks more keys of
+  // a mint means the mints already waiting. (A count made lower leaves them as they were made.)
+  for (const rule of parsePolicy(s.rules).rules)
+    await tx.query(
+      `UPDATE proposals SET required = $2
+        WHERE state = 'open' AND action = $1 AND required < $2
+          AND ($3::numeric IS NULL OR (body->>'amount')::numeric > $3::numeric)`,
+      [rule.action, rule.approvals, rule.above?.toString() ?? null],
+    );
   await recordProposalEvent(tx, {
     action: 'policy-set',
     subject: '',
