@@ -2,37 +2,24 @@
 // made needing 2 approvals needs 3 once the mint rule asks 3, unless the rule's amount leaves it
 // out; a rule made lower, and a proposal no longer open, keep what they had.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { setApprovalPolicy } from '../../src/store/controls/approval-policy-store.js';
 import { createProposal, proposal } from '../../src/store/controls/proposal-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-
-const at = new Date('2026-11-29T08:00:00Z');
+import { mintProposal, PROPOSED_AT } from '../support/mint-proposal.js';
 
 describeOnEachDb('a stricter approval policy', (fresh) => {
-  const mintProposal = async (amount: string) =>
-    (
-      await createProposal(fresh.db, {
-        id: randomUUID(),
-        action: 'mint',
-        body: { to: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', amount },
-        summary: `mint ${amount}`,
-        required: 2,
-        proposerApproves: true,
-        proposedBy: 'minter',
-        at,
-        expiresAt: new Date(at.getTime() + 3_600_000),
-      })
-    ).proposal.id;
+  const made = async (amount: string) => (await createProposal(fresh.db, mintProposal(amount))).proposal.id;
   const requiredOf = async (id: string) => (await proposal(fresh.db, id))!.required;
   const setRules = (rules: unknown) =>
-    fresh.db.transaction((tx) => setApprovalPolicy(tx, { rules, reason: 'test', actor: 'admin', at }));
+    fresh.db.transaction((tx) =>
+      setApprovalPolicy(tx, { rules, reason: 'test', actor: 'admin', at: PROPOSED_AT }),
+    );
 
   it('raises what the open proposals it covers need, and never lowers it', async () => {
-    const big = await mintProposal('900000');
-    const small = await mintProposal('5000');
-    const closed = await mintProposal('900000');
+    const big = await made('900000');
+    const small = await made('5000');
+    const closed = await made('900000');
     await fresh.db.query("UPDATE proposals SET state = 'rejected' WHERE id = $1", [closed]);
     await setRules([{ action: 'mint', approvals: 3, above: '100000' }]);
     assert.equal(await requiredOf(big), 3, 'an open mint the rule covers needs 3 now');

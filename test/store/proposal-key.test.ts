@@ -2,25 +2,16 @@
 // once (the second call answers the first's proposal, `created` false), and the same key with
 // another request is a ProposalKeyConflict, nothing written.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { requestHashOf } from '../../src/store/access/idempotency-store.js';
 import { createProposal, ProposalKeyConflict } from '../../src/store/controls/proposal-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { mintProposal } from '../support/mint-proposal.js';
 
-const at = new Date('2026-11-29T08:00:00Z');
-const proposalOf = (amount: string, key: string) => ({
-  id: randomUUID(),
-  action: 'mint' as const,
-  body: { to: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', amount },
-  summary: `mint ${amount}`,
-  required: 2,
-  proposerApproves: true,
-  proposedBy: 'minter',
-  at,
-  expiresAt: new Date(at.getTime() + 3_600_000),
-  idempotency: { apiKeyId: 'minter', key, requestHash: requestHashOf(['POST', '/v2/admin/mint', amount]) },
-});
+const proposalOf = (amount: string, key: string) =>
+  mintProposal(amount, {
+    idempotency: { apiKeyId: 'minter', key, requestHash: requestHashOf(['POST', '/v2/admin/mint', amount]) },
+  });
 
 describeOnEachDb('a proposal under an Idempotency-Key', (fresh) => {
   it('is made once per key and request; another request under the key is a conflict', async () => {

@@ -2,14 +2,15 @@
 // proposer's approval and one more would have approved stays open once the proposer's key is
 // revoked (a compromised approver taken out), until another live key approves it.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { tally } from '../../src/domain/approval-policy.js';
 import { createApiKey, revokeApiKey } from '../../src/store/access/api-keys-store.js';
 import { castVote, createProposal } from '../../src/store/controls/proposal-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
+import { mintProposal, PROPOSED_AT } from '../support/mint-proposal.js';
 
-const at = new Date('2026-11-29T08:00:00Z');
+const at = PROPOSED_AT;
 const MASTER = new Uint8Array(randomBytes(32));
 
 describeOnEachDb('a vote of a key revoked since', (fresh) => {
@@ -19,17 +20,7 @@ describeOnEachDb('a vote of a key revoked since', (fresh) => {
         createApiKey(fresh.db, MASTER, { name, scopes: ['mint'] }),
       ),
     );
-    const { proposal } = await createProposal(fresh.db, {
-      id: randomUUID(),
-      action: 'mint',
-      body: { to: '1BoatSLRHtKNngkdXEeobR76b53LETtpyT', amount: '500000' },
-      summary: 'mint 5',
-      required: 2,
-      proposerApproves: true,
-      proposedBy: proposer!.id,
-      at,
-      expiresAt: new Date(at.getTime() + 3_600_000),
-    });
+    const { proposal } = await createProposal(fresh.db, mintProposal('500000', { proposedBy: proposer!.id }));
     assert.equal(await revokeApiKey(fresh.db, proposer!.id, at), true);
     const vote = (keyId: string) =>
       castVote(
