@@ -158,7 +158,9 @@ export async function updateSubscription(
        disabled_at = CASE WHEN $5 IS NULL THEN disabled_at WHEN $5 THEN NULL ELSE $6 END,
        disabled_reason = CASE WHEN $5 IS NULL THEN disabled_reason WHEN $5 THEN NULL
                               ELSE 'disabled by its owner' END,
-       failing_since = CASE WHEN $5 THEN NULL ELSE failing_since END,
+       -- Enabled again, or sent to another URL: the run of failures (which disables it once long
+       -- enough) starts over; the old URL's failures say nothing of the new one.
+       failing_since = CASE WHEN $5 OR ($2::text IS NOT NULL AND $2 <> url) THEN NULL ELSE failing_since END,
        updated_at = $6
      WHERE id = $1`,
     [
