@@ -3,14 +3,18 @@
 // The writer reads the cosigned raw transaction itself and derives from it and from the index
 // what it writes: the txid, the token inputs and the funding input, every token output's owner,
 // amount, op, script and satoshis, the senders and receivers. It refuses a submission whose token
-// inputs do not carry this service's approver signature (ALL|FORKID, over the whole transaction),
-// whose amounts do not balance, whose claimed fields disagree with what it derived, or whose
+// inputs do not carry this service's approver signature (ALL|FORKID, over the whole transaction)
+// and their owner's (ALL|ANYONECANPAY|FORKID, by the key of the owner the index holds: the
+// approver key signs anything, the owner's is what says the owner spends), whose amounts do not
+// balance, whose claimed fields disagree with what it derived, or whose
 // times and free fields are out of bounds. Pure, given the token outputs the index holds.
 import { Transaction, Utils } from '@bsv/sdk';
+import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
-import { SIGHASH_ALL_FORKID } from '../crypto/signature-encoding.js';
+import { SIGHASH_ALL_FORKID, SIGHASH_OWNER } from '../crypto/signature-encoding.js';
 import { txidOf } from '../crypto/txid.js';
+import { pubKeyHashOf } from '../domain/address.js';
 import { classifyOutput } from '../domain/output-kind.js';
 import { bytesEqual, readChunks } from '../domain/script-chunks.js';
 import type { TokenConfig } from '../domain/token-config.js';
@@ -98,6 +102,8 @@ export function checkSubmission(
     if (output.op === 'burn') return refuse(`input ${i}: a burned output`);
     const approverRefusal = approverSignatureRefusal(tx, i, output, token.approver, cache);
     if (approverRefusal !== null) return refuse(`input ${i}: ${approverRefusal}`);
+    const ownerRefusal = ownerSignatureRefusal(tx, i, output, cache);
+    if (ownerRefusal !== null) return refuse(`input ${i}: ${ownerRefusal}`);
     spent.push(output);
   }
 
@@ -155,6 +161,33 @@ function approverSignatureRefusal(
   const source = { lockingScript: lockingScriptOf(output.lockingScript), satoshis: output.satoshis };
   const check = checkSig(tx, i, source, signature, approver, cache);
   return check.ok ? null : `approver signature: ${check.reason}`;
+}
+
+/**
+ * Null when input `i` carries its owner's signature: the second push of its unlocking script is
+ * an ALL|ANYONECANPAY|FORKID signature (it commits to its own input, so the funding input added
+ * after it leaves it valid) by the third push, a public key whose hash is that of the owner the
+ * index holds for the output spent.
+ */
+function ownerSignatureRefusal(
+  tx: Transaction,
+  i: number,
+  output: IndexedOutput,
+  cache: SignatureHashCache,
+): string | null {
+  const chunks = readChunks(tx.inputs[i]!.unlockingScript?.toUint8Array() ?? new Uint8Array());
+  const signature = chunks?.length === 3 ? chunks[1]!.data : undefined;
+  const publicKey = chunks?.length === 3 ? chunks[2]!.data : undefined;
+  if (signature === undefined || publicKey === undefined || signature.length === 0)
+    return 'no owner signature';
+  if (signature[signature.length - 1] !== SIGHASH_OWNER)
+    return 'the owner signature is not ALL|ANYONECANPAY|FORKID';
+  const ownerPkh = pubKeyHashOf(output.owner);
+  if (ownerPkh === null || !bytesEqual(hash160(publicKey), ownerPkh))
+    return `the owner signature's key is not ${output.owner}'s`;
+  const source = { lockingScript: lockingScriptOf(output.lockingScript), satoshis: output.satoshis };
+  const check = checkSig(tx, i, source, signature, publicKey, cache);
+  return check.ok ? null : `owner signature: ${check.reason}`;
 }
 
 /** The fields nothing in the transaction says: bounded. Null when all are within bounds. */
