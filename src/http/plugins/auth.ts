@@ -230,6 +230,11 @@ export function installAuth(app: FastifyInstance, options: AuthOptions): void {
       request.authFailure = err;
     }
   });
+  // installAuthFailures answers a held-back refusal before this; should an app be built without
+  // it, no handler runs for a refused request all the same (a 403 holds a principal).
+  app.addHook('preHandler', async (request) => {
+    if (request.authFailure !== null) throw request.authFailure;
+  });
 }
 
 /** Answers the 401 or 403 that installAuth held back; add it after the rate limit's hook. */
