@@ -32,6 +32,7 @@ import type { RouteDeps } from './route-deps.js';
 import { seizureRoutes } from './seizure-routes.js';
 import { spvRoutes } from './spv-routes.js';
 import { streamRoutes } from './stream-routes.js';
+import { subscriptionEventRoutes } from './subscription-event-routes.js';
 import { subscriptionRoutes } from './subscription-routes.js';
 import { supplyRoutes } from './supply-routes.js';
 import { transferRoutes } from './transfer-routes.js';
@@ -110,6 +111,7 @@ export function routeIndex(parts: RouteParts, apiKeys: RouteApiKeys): RoutePlugi
       subscriptionMaxAddresses: config.subscriptionMaxAddresses,
       subscriptionsPerKey: config.subscriptionsPerKey,
     }),
+    subscriptionEventRoutes(deps),
     parseRoutes(deps),
     spvRoutes(deps),
     keyRoutes({ ...deps, forgetApiKeys: () => apiKeys.forget() }),

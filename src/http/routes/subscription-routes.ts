@@ -1,10 +1,8 @@
 // Address webhooks (issue 31, part 1): a key with the submit scope registers subscriptions (a
-// URL checked against the SSRF guard, the event types, up to a bound of addresses), changes
-// their address lists without registering again, reads their events (a replay list paged by
-// score) with each delivery attempt, asks for a test event or a redelivery, and enables a
-// subscription that was disabled for failing. A subscription is its key's alone (admin keys
-// see every one). Events are made and delivered by the deliverer role (roles/deliverer.ts).
-import type { FastifyRequest } from 'fastify';
+// URL checked against the SSRF guard, the event types, up to a bound of addresses), lists and
+// changes them, changes their address lists without registering again, and enables a
+// subscription that was disabled for failing. Who may act on one: subscription-access.ts; its
+// events (replay, redelivery, a test event): subscription-event-routes.ts.
 import { Type } from 'typebox';
 import {
   type CallbackAllowList,
@@ -14,41 +12,25 @@ import {
 } from '../../callbacks/address-guard.js';
 import { isUuid } from '../../crypto/random-id.js';
 import {
-  attemptsOfEvent,
-  type SubscriptionEventInfo,
-  subscriptionEventByWebhookId,
-  subscriptionEventPage,
-} from '../../store/subscriptions/subscription-event-replay.js';
-import {
   addressesOfSubscription,
   listSubscriptions,
   type SubscriptionRow,
-  subscriptionById,
 } from '../../store/subscriptions/subscriptions-store.js';
 import { ADDRESS_EVENT_TYPES } from '../../usecases/subscriptions/address-event.js';
 import {
   changeSubscription,
   changeSubscriptionAddresses,
-  EventInDeliveryError,
-  redeliverEvent,
   registerSubscription,
   removeSubscription,
-  SubscriptionGoneError,
-  SubscriptionLimitError,
-  sendTestEvent,
 } from '../../usecases/subscriptions/manage-subscriptions.js';
 import type { AppInstance } from '../app.js';
 import { AppError } from '../app-error.js';
-import { principalOf } from '../plugins/auth.js';
-import { authTokenQuery, Order, problemResponses } from '../schemas/common.js';
+import { authTokenQuery, problemResponses } from '../schemas/common.js';
 import {
   AddressCount,
   AddressList,
   addressChangeBody,
   CreatedSubscription,
-  EventPage,
-  EventQueued,
-  EventWithDeliveries,
   Subscription,
   SubscriptionChangeBody,
   SubscriptionList,
@@ -56,6 +38,12 @@ import {
 } from '../schemas/subscription-schemas.js';
 import { checkAddresses } from './address-list.js';
 import type { RouteDeps } from './route-deps.js';
+import {
+  asSubscriptionProblems,
+  ownSubscription,
+  subscriptionKeyOf,
+  subscriptionParams,
+} from './subscription-access.js';
 
 export interface SubscriptionRouteDeps extends RouteDeps {
   readonly callbackAllow?: CallbackAllowList;
@@ -64,21 +52,9 @@ export interface SubscriptionRouteDeps extends RouteDeps {
   readonly subscriptionsPerKey: number;
 }
 
-const params = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Subscription ID' }),
-});
-const eventParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Subscription ID' }),
-  webhookId: Type.String({
-    minLength: 1,
-    maxLength: 100,
-    pattern: '^[A-Za-z0-9_-]+$',
-    description: 'The webhook-id of the event',
-  }),
-});
 const querystring = Type.Object(authTokenQuery);
 /** A list's page: an admin key's list holds every key's subscriptions, so it is paged. */
-export const MAX_SUBSCRIPTIONS_PAGE = 500;
+const MAX_SUBSCRIPTIONS_PAGE = 500;
 const listQuery = Type.Object({
   ...authTokenQuery,
   after: Type.Optional(
@@ -97,18 +73,6 @@ const listQuery = Type.Object({
     }),
   ),
 });
-const eventsQuery = Type.Object({
-  from: Type.Optional(
-    Type.String({
-      pattern: '^[0-9]{1,19}$',
-      description: 'A score, excluded: asc reads events above it, desc below it (0 or absent: the newest)',
-    }),
-  ),
-  order: Type.Optional(Type.Enum(['asc', 'desc'], { ...Order, default: 'desc' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  ...authTokenQuery,
-});
-
 function subscriptionJson(s: SubscriptionRow) {
   return {
     id: s.id,
@@ -125,68 +89,16 @@ function subscriptionJson(s: SubscriptionRow) {
   };
 }
 
-function eventJson(e: SubscriptionEventInfo) {
-  return {
-    webhookId: e.webhookId,
-    type: e.type,
-    score: e.score.toString(),
-    state: e.state,
-    attempts: e.attempts,
-    nextAttemptAt: e.nextAttemptAt?.toISOString() ?? null,
-    deliveredAt: e.deliveredAt?.toISOString() ?? null,
-    lastError: e.lastError,
-    createdAt: e.createdAt.toISOString(),
-    payload: e.payload as never,
-  };
-}
-
 export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
   const { db } = deps.ctx;
   const allow = deps.callbackAllow ?? parseCallbackAllow([]);
   const limits = { maxAddresses: deps.subscriptionMaxAddresses, perKey: deps.subscriptionsPerKey };
-
-  function keyOf(request: FastifyRequest): { id: string; admin: boolean } {
-    const principal = principalOf(request);
-    if (principal === null)
-      throw new AppError('UNAUTHORIZED', 'an API key with the submit scope is required for address webhooks');
-    // The sandbox's public token is everyone's: what it registered every holder could read,
-    // re-point and delete, so it owns no subscription.
-    if (principal.shared === true)
-      throw new AppError(
-        'FORBIDDEN',
-        'address webhooks need an API key of your own: the public sandbox token is shared by everyone',
-      );
-    return { id: principal.id, admin: principal.scopes.includes('admin') };
-  }
-
-  /** The subscription, if the caller's key registered it or is an admin key. */
-  async function own(request: FastifyRequest, id: string): Promise<SubscriptionRow> {
-    const key = keyOf(request);
-    if (!isUuid(id)) throw new AppError('INVALID_PARAMETER', `not a subscription ID: ${id}`);
-    const found = await subscriptionById(db, id.toLowerCase());
-    if (found === null || (found.apiKeyId !== key.id && !key.admin))
-      throw new AppError('NOT_FOUND', 'no such subscription for this API key');
-    return found;
-  }
 
   async function checkedUrl(text: string): Promise<string> {
     const verdict = await checkCallbackUrl(text, allow, deps.resolveCallbackHost);
     if (!verdict.ok)
       throw new AppError('INVALID_CALLBACK_URL', verdict.reason.replace(/^callback_url/, 'url'));
     return verdict.url.toString();
-  }
-
-  /** Runs a write, answering its refusals: a limit passed (422), the subscription deleted meanwhile (404). */
-  async function asProblems<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof SubscriptionLimitError) throw new AppError('SUBSCRIPTION_LIMIT', err.message);
-      if (err instanceof SubscriptionGoneError)
-        throw new AppError('NOT_FOUND', 'no such subscription for this API key');
-      if (err instanceof EventInDeliveryError) throw new AppError('EVENT_IN_DELIVERY', err.message);
-      throw err;
-    }
   }
 
   return (app: AppInstance) => {
@@ -201,10 +113,10 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         },
       },
       async (request, reply) => {
-        const key = keyOf(request);
+        const key = subscriptionKeyOf(request);
         const url = await checkedUrl(request.body.url);
         const addresses = checkAddresses(request.body.addresses ?? []);
-        const created = await asProblems(() =>
+        const created = await asSubscriptionProblems(() =>
           registerSubscription(db, deps.masterKey, limits, {
             apiKeyId: key.id,
             url,
@@ -229,7 +141,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         },
       },
       async (request) => {
-        const key = keyOf(request);
+        const key = subscriptionKeyOf(request);
         const { after, limit = 100 } = request.query;
         if (after !== undefined && !isUuid(after))
           throw new AppError('INVALID_PARAMETER', `not a subscription ID: ${after}`);
@@ -249,9 +161,13 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       '/v2/subscriptions/:id',
       {
         config: { scope: 'submit' },
-        schema: { params, querystring, response: { 200: Subscription, ...problemResponses(400, 404) } },
+        schema: {
+          params: subscriptionParams,
+          querystring,
+          response: { 200: Subscription, ...problemResponses(400, 404) },
+        },
       },
-      async (request) => subscriptionJson(await own(request, request.params.id)),
+      async (request) => subscriptionJson(await ownSubscription(db, request, request.params.id)),
     );
 
     app.patch(
@@ -259,17 +175,17 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       {
         config: { scope: 'submit' },
         schema: {
-          params,
+          params: subscriptionParams,
           querystring,
           body: SubscriptionChangeBody,
           response: { 200: Subscription, ...problemResponses(400, 404) },
         },
       },
       async (request) => {
-        const found = await own(request, request.params.id);
+        const found = await ownSubscription(db, request, request.params.id);
         const { url, events, description, enabled } = request.body;
         const checked = url === undefined ? undefined : await checkedUrl(url);
-        const changed = await asProblems(() =>
+        const changed = await asSubscriptionProblems(() =>
           changeSubscription(db, found.id, {
             ...(checked !== undefined && { url: checked }),
             ...(events !== undefined && { events }),
@@ -287,7 +203,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       {
         config: { scope: 'submit' },
         schema: {
-          params,
+          params: subscriptionParams,
           querystring,
           response: {
             200: Type.Object(
@@ -299,7 +215,7 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
         },
       },
       async (request) => {
-        const found = await own(request, request.params.id);
+        const found = await ownSubscription(db, request, request.params.id);
         await removeSubscription(db, found.id);
         return { id: found.id, deleted: true };
       },
@@ -309,10 +225,14 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       '/v2/subscriptions/:id/addresses',
       {
         config: { scope: 'submit' },
-        schema: { params, querystring, response: { 200: AddressList, ...problemResponses(400, 404) } },
+        schema: {
+          params: subscriptionParams,
+          querystring,
+          response: { 200: AddressList, ...problemResponses(400, 404) },
+        },
       },
       async (request) => {
-        const found = await own(request, request.params.id);
+        const found = await ownSubscription(db, request, request.params.id);
         const addresses = await addressesOfSubscription(db, found.id);
         return { subscriptionId: found.id, count: addresses.length, addresses };
       },
@@ -323,16 +243,16 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
       {
         config: { scope: 'submit' },
         schema: {
-          params,
+          params: subscriptionParams,
           querystring,
           body: addressChangeBody(deps.subscriptionMaxAddresses),
           response: { 200: AddressCount, ...problemResponses(400, 404, 422) },
         },
       },
       async (request) => {
-        const found = await own(request, request.params.id);
+        const found = await ownSubscription(db, request, request.params.id);
         const { add, remove, replace } = request.body;
-        const count = await asProblems(() =>
+        const count = await asSubscriptionProblems(() =>
           changeSubscriptionAddresses(db, limits, found.id, {
             ...(add !== undefined && { add: checkAddresses(add) }),
             ...(remove !== undefined && { remove: checkAddresses(remove) }),
@@ -340,88 +260,6 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps) {
           }),
         );
         return { subscriptionId: found.id, count };
-      },
-    );
-
-    app.get(
-      '/v2/subscriptions/:id/events',
-      {
-        config: { scope: 'submit' },
-        schema: {
-          params,
-          querystring: eventsQuery,
-          response: { 200: EventPage, ...problemResponses(400, 404) },
-        },
-      },
-      async (request) => {
-        const found = await own(request, request.params.id);
-        const limit = request.query.limit ?? 100;
-        const order = request.query.order ?? 'desc';
-        const from = BigInt(request.query.from ?? '0');
-        if (from > 2n ** 63n - 1n) throw new AppError('INVALID_PARAMETER', 'from is above the largest score');
-        const events = await subscriptionEventPage(db, { subscriptionId: found.id, from, order, limit });
-        const last = events.at(-1);
-        return {
-          subscriptionId: found.id,
-          events: events.map(eventJson),
-          nextScore: events.length >= limit && last !== undefined ? last.score.toString() : null,
-        };
-      },
-    );
-
-    app.get(
-      '/v2/subscriptions/:id/events/:webhookId',
-      {
-        config: { scope: 'submit' },
-        schema: {
-          params: eventParams,
-          querystring,
-          response: { 200: EventWithDeliveries, ...problemResponses(400, 404) },
-        },
-      },
-      async (request) => {
-        const found = await own(request, request.params.id);
-        const event = await subscriptionEventByWebhookId(db, found.id, request.params.webhookId);
-        if (event === null) throw new AppError('NOT_FOUND', 'no such event of this subscription');
-        const deliveries = await attemptsOfEvent(db, event.id);
-        return {
-          ...eventJson(event),
-          deliveries: deliveries.map((d) => ({ ...d, at: d.at.toISOString() })),
-        };
-      },
-    );
-
-    app.post(
-      '/v2/subscriptions/:id/events/:webhookId/redeliver',
-      {
-        config: { scope: 'submit' },
-        schema: {
-          params: eventParams,
-          querystring,
-          response: { 202: EventQueued, ...problemResponses(400, 404, 409) },
-        },
-      },
-      async (request, reply) => {
-        const found = await own(request, request.params.id);
-        const event = await subscriptionEventByWebhookId(db, found.id, request.params.webhookId);
-        if (event === null) throw new AppError('NOT_FOUND', 'no such event of this subscription');
-        await asProblems(() => redeliverEvent(db, event, deps.ctx.now()));
-        reply.code(202);
-        return { subscriptionId: found.id, webhookId: event.webhookId };
-      },
-    );
-
-    app.post(
-      '/v2/subscriptions/:id/test',
-      {
-        config: { scope: 'submit' },
-        schema: { params, querystring, response: { 202: EventQueued, ...problemResponses(400, 404) } },
-      },
-      async (request, reply) => {
-        const found = await own(request, request.params.id);
-        const webhookId = await asProblems(() => sendTestEvent(db, found, deps.ctx.now()));
-        reply.code(202);
-        return { subscriptionId: found.id, webhookId };
       },
     );
   };
