@@ -3,6 +3,7 @@
 // policy takes its cosigned form (ledger-policy.ts). Pure.
 import { Transaction, Utils } from '@bsv/sdk';
 import { txidOf } from '../crypto/txid.js';
+import { MAX_VOUT } from './index-bounds.js';
 import { ledgerPolicyRefusal } from './ledger-policy.js';
 import { classifyOutput } from './output-kind.js';
 import type { ParsedTransfer, TokenOutputOut } from './parsed-transfer.js';
@@ -11,7 +12,6 @@ import type { Refusal } from './transfer-refusal.js';
 import { checkTxShape } from './tx-shape.js';
 
 const FINAL_SEQUENCE = 0xffffffff;
-const MAX_VOUT = 0x7fff_ffff;
 
 export function parseTransfer(raw: Uint8Array, config: TokenConfig): ParsedTransfer | Refusal {
   const { limits } = config;

@@ -2,6 +2,7 @@
 // or an outpoint (`txid:vout` or `txid_vout`). Pure; anything else is null.
 import { isUuid } from '../crypto/random-id.js';
 import { isValidAddress } from './address.js';
+import { MAX_VOUT } from './index-bounds.js';
 
 export type SearchQuery =
   | { readonly kind: 'address'; readonly address: string }
@@ -11,7 +12,6 @@ export type SearchQuery =
 
 const TXID = /^[0-9a-f]{64}$/i;
 const OUTPOINT = /^([0-9a-f]{64})[:_](\d{1,10})$/i;
-const MAX_VOUT = 0x7fff_ffff;
 
 export function parseSearchQuery(text: string): SearchQuery | null {
   const q = text.trim();

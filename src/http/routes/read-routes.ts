@@ -2,6 +2,7 @@
 // raw transactions; and one token output by outpoint (the Go client's GetTxo).
 import { Type } from 'typebox';
 import { precised, toJsonNumber } from '../../domain/amount.js';
+import { MAX_VOUT } from '../../domain/index-bounds.js';
 import { pauseState } from '../../store/controls/pause-store.js';
 import { rawTransaction, syncFrom } from '../../store/feed/feed-queries.js';
 import { balanceIn, cachedBalanceReader } from '../../store/wallets/balance-cache.js';
@@ -233,7 +234,7 @@ export function readRoutes(deps: RouteDeps) {
         const { outpoint } = request.params;
         const match = OUTPOINT.exec(outpoint);
         const vout = Number(match?.[2]);
-        if (match === null || vout > 0x7fff_ffff)
+        if (match === null || vout > MAX_VOUT)
           throw new AppError('INVALID_PARAMETER', `invalid outpoint: ${outpoint}`);
         const output = await tokenOutputAt(ctx.db, match[1]!.toLowerCase(), vout);
         if (output === null) throw new AppError('NOT_FOUND', 'record not found');

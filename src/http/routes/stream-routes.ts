@@ -7,6 +7,7 @@
 // (it resumes with Last-Event-ID).
 import type { ServerResponse } from 'node:http';
 import { Type } from 'typebox';
+import { MAX_SCORE } from '../../domain/index-bounds.js';
 import { liveApiKeyIds } from '../../store/access/api-keys-store.js';
 import type { SyncRecord } from '../../store/feed/feed-queries.js';
 import { FeedHub, type FeedSubscriber } from '../../usecases/feed/feed-hub.js';
@@ -34,8 +35,6 @@ const MAX_BUFFERED = 4 * 1024 * 1024;
  */
 const CATCH_UP_HIGH_WATER = 1024 * 1024;
 const SCORE = /^[0-9]{1,19}$/;
-/** The highest score there can be (a bigint column). */
-const MAX_SCORE = 2n ** 63n - 1n;
 
 /**
  * The event text of a record, made once however many streams send it: the hub hands every

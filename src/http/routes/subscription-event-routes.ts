@@ -2,6 +2,7 @@
 // event with each delivery attempt, a redelivery, and a test event. Events are made and
 // delivered by the deliverer role (roles/deliverer.ts).
 import { Type } from 'typebox';
+import { MAX_SCORE } from '../../domain/index-bounds.js';
 import {
   attemptsOfEvent,
   type SubscriptionEventInfo,
@@ -71,7 +72,7 @@ export function subscriptionEventRoutes(deps: RouteDeps) {
         const limit = request.query.limit ?? 100;
         const order = request.query.order ?? 'desc';
         const from = BigInt(request.query.from ?? '0');
-        if (from > 2n ** 63n - 1n) throw new AppError('INVALID_PARAMETER', 'from is above the largest score');
+        if (from > MAX_SCORE) throw new AppError('INVALID_PARAMETER', 'from is above the largest score');
         const events = await subscriptionEventPage(db, { subscriptionId: found.id, from, order, limit });
         const last = events.at(-1);
         return {

@@ -1,11 +1,9 @@
 // The change feed after a score, in pages, for the live stream (GET /v2/sync/stream): the same
 // records GET and POST /v1/sync page through, read with the same statements.
+import { MAX_SCORE } from '../../domain/index-bounds.js';
 import type { Queryable } from '../db/db.js';
 import { feedBound } from './feed-bound.js';
 import { addressScorePage, type SyncRecord, syncFrom, syncRecordsOf } from './feed-queries.js';
-
-/** The highest score a bigint column holds. */
-const MAX_SCORE = 2n ** 63n - 1n;
 
 export interface FeedPage {
   readonly records: readonly SyncRecord[];

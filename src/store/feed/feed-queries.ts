@@ -3,6 +3,7 @@
 // stops at the feed's bound (store/feed/feed-bound.ts, ADR 0020), read in a statement before it:
 // the caller's, or one of its own. Below it no record can still appear; above it one could appear
 // later with a lower score than one already answered, and a client paging on would skip it.
+import { MAX_SCORE } from '../../domain/index-bounds.js';
 import type { Queryable } from '../db/db.js';
 import { feedBound } from './feed-bound.js';
 
@@ -44,9 +45,6 @@ interface SyncRow {
 
 const COLUMNS =
   't.txid, t.raw_tx, t.senders, t.receivers, t.outs, t.height, t.idx, t.blk_hash, t.blk_time, t.score, t.state';
-
-/** The largest score a bigint column holds: the open upper bound of a `desc` read. */
-const MAX_SCORE = 2n ** 63n - 1n;
 
 function toSyncRecord(row: SyncRow): SyncRecord {
   return {

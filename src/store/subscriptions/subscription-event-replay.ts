@@ -2,6 +2,7 @@
 // that never split a score's events, one event by its webhook-id, an event's attempts, sending
 // one again from now (redelivery), counts by state, and the feed's end a test event is listed
 // at. Writing, leasing and settling the events is subscription-events.ts.
+import { MAX_SCORE } from '../../domain/index-bounds.js';
 import type { Queryable } from '../db/db.js';
 import type { AttemptRecord } from './subscription-events.js';
 
@@ -53,9 +54,6 @@ function toEvent(r: EventRow): SubscriptionEventInfo {
     createdAt: r.created_at,
   };
 }
-
-/** The largest score a bigint column holds: the open upper bound of a `desc` read. */
-const MAX_SCORE = 2n ** 63n - 1n;
 
 /**
  * A page of a subscription's events by score: `asc` above `from`, `desc` below it (0: from the

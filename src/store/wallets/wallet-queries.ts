@@ -7,6 +7,7 @@
 // ("a wallet sees its change at once"). Balances are kept per address as outputs change
 // (store/wallets/address-balances.ts), so reading one does not sum the owner's outputs.
 
+import { MAX_VOUT } from '../../domain/index-bounds.js';
 import { NO_PARAMETERS, type Queryable } from '../db/db.js';
 import { SCORE_LAST_VALUE } from '../feed/score.js';
 import { KEPT_BALANCES } from './address-balances.js';
@@ -242,7 +243,7 @@ export function parseOutpoint(outpoint: string): { txid: string; vout: number } 
   const cut = outpoint.lastIndexOf('_');
   const voutText = outpoint.slice(cut + 1);
   const vout = Number(voutText);
-  if (cut <= 0 || !/^\d{1,10}$/.test(voutText) || vout > 0x7fff_ffff) {
+  if (cut <= 0 || !/^\d{1,10}$/.test(voutText) || vout > MAX_VOUT) {
     throw new RangeError(`invalid outpoint ${JSON.stringify(outpoint)}`);
   }
   return { txid: outpoint.slice(0, cut).toLowerCase(), vout };

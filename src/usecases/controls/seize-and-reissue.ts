@@ -18,6 +18,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isValidAddress } from '../../domain/address.js';
 import { DomainError } from '../../domain/domain-error.js';
+import { MAX_VOUT } from '../../domain/index-bounds.js';
 import { blacklistedAmong } from '../../store/controls/blacklist-store.js';
 import { pauseState } from '../../store/controls/pause-store.js';
 import {
@@ -49,8 +50,6 @@ export type SeizureOutcome =
   | { readonly kind: 'refused'; readonly why: string };
 
 const OUTPOINT = /^([0-9a-f]{64})_(0|[1-9]\d{0,9})$/;
-/** The highest output index a token output is stored with (a 32-bit signed column). */
-const MAX_VOUT = 0x7fff_ffff;
 
 /**
  * Times a kept reissue is built again because another treasury transfer took its inputs before
