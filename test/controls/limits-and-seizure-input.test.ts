@@ -5,14 +5,12 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { Transaction, UnlockingScript } from '@bsv/sdk';
-import { apiContextOf } from '../../src/compose.js';
 import { pubKeyHashOf } from '../../src/domain/address.js';
 import { signOwnerInputs } from '../../src/domain/sign-owner.js';
 import { createApiKey } from '../../src/store/access/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { http, utxosOf } from '../e2e/e2e-http.js';
-import { eventually } from '../e2e/support.js';
 import { buildTransfer, tokenOutput } from '../support/build-transfer.js';
+import { fundHolders } from '../support/fund-holders.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { lockingFrom, type Party, party } from '../support/token-world.js';
 
@@ -27,17 +25,7 @@ describeServiceOnEachDb(
     const url = () => suite.t.url;
     const admin = (method: string, path: string, body?: unknown) =>
       http(url(), method, path, { key: suite.t.adminKey, body });
-    const fund = async (holders: readonly Party[], amount: bigint) => {
-      const { parts } = suite.t.service;
-      for (const h of holders)
-        await mintTokens(apiContextOf(parts), parts.keys.mint, { to: h.address, amount });
-      await parts.devnet!.mine(1);
-      for (const h of holders)
-        await eventually(
-          async () => ((await utxosOf(url(), key, h.address)).length > 0 ? true : undefined),
-          'minted',
-        );
-    };
+    const fund = (holders: readonly Party[], amount: bigint) => fundHolders(suite.t, key, holders, amount);
 
     before(async () => {
       const { parts } = suite.t.service;

@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import { apiContextOf } from '../../src/compose.js';
 import { createApiKey, listApiKeys } from '../../src/store/access/api-keys-store.js';
-import { mintTokens } from '../../src/usecases/supply/mint-tokens.js';
 import { cli } from '../support/cli-child.js';
+import { fundHolders } from '../support/fund-holders.js';
 import { describeServiceOnEachDb } from '../support/service-on-each-db.js';
 import { type Party, party } from '../support/token-world.js';
 import { assertProblem, http, transferOf, utxosOf } from './e2e-http.js';
@@ -70,18 +69,7 @@ describeServiceOnEachDb(
     const admin = (method: string, path: string, body?: unknown) =>
       http(url(), method, path, { key: suite.t.adminKey, body });
 
-    /** Mints `amount` to each holder and waits until their outputs are seen. */
-    const fund = async (holders: readonly Party[], amount: bigint) => {
-      const { parts } = suite.t.service;
-      for (const h of holders)
-        await mintTokens(apiContextOf(parts), parts.keys.mint, { to: h.address, amount });
-      await parts.devnet!.mine(1);
-      for (const h of holders)
-        await eventually(
-          async () => ((await utxosOf(url(), key, h.address)).length > 0 ? true : undefined),
-          'minted',
-        );
-    };
+    const fund = (holders: readonly Party[], amount: bigint) => fundHolders(suite.t, key, holders, amount);
     const send = async (path: string, from: Party, to: Party, amount = 1_000n) => {
       const inputs = await utxosOf(url(), key, from.address);
       const rawtx = transferOf(suite.t.service.parts.ctx.token, { from, inputs, to, amount, fee: 100n });
