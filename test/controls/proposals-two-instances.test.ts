@@ -5,6 +5,9 @@
 // submitted the approved mint but before it recorded the execution (simulated: the vote
 // committed without execution, then the mint submitted under the proposal's id) is completed
 // by POST .../execute on the other instance with that same transaction, never a second mint.
+// A held-back mint sent to both instances at once with one Idempotency-Key makes one proposal
+// (the proposal keeps the key; before, each instance made its own, and approvers could execute
+// both); the same key with another body is 422 IDEMPOTENCY_CONFLICT.
 // Runs only when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -143,5 +146,42 @@ describe('approvals on two api instances', { skip: testDatabaseUrl === undefined
     assert.equal(await executions(id), 1);
     const outputs = await outputsOf(to.address, 1);
     assert.equal(outputs.length, 1);
+  });
+
+  it('the same Idempotency-Key and body on two instances at once make one proposal', async () => {
+    const to = party('proposal idempotency to');
+    const ids: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const asked = await Promise.all(
+        instances.map((i) =>
+          http(i.url, 'POST', '/v2/admin/mint', {
+            key: keys.minterC!.key,
+            body: { to: to.address, amount: '3' },
+            headers: { 'idempotency-key': `held-mint-${round}` },
+          }),
+        ),
+      );
+      for (const a of asked) assert.equal(a.status, 202, a.text);
+      const [first, second] = asked.map((a) => (a.json as { id: string }).id);
+      assert.equal(first, second, 'both instances answer the same proposal');
+      ids.push(first!);
+    }
+    const other = await http(instances[1]!.url, 'POST', '/v2/admin/mint', {
+      key: keys.minterC!.key,
+      body: { to: to.address, amount: '4' },
+      headers: { 'idempotency-key': 'held-mint-0' },
+    });
+    assertProblem(other, 422, 'IDEMPOTENCY_CONFLICT');
+    const list = await http(instances[0]!.url, 'GET', '/v2/admin/proposals?state=open', {
+      key: keys.admin!.key,
+    });
+    const open = (list.json as { proposals: { id: string; body: { to?: string } }[] }).proposals.filter(
+      (p) => p.body.to === to.address,
+    );
+    assert.deepEqual(
+      open.map((p) => p.id).sort(),
+      [...ids].sort(),
+      `5 requests (each sent twice with one Idempotency-Key) left ${open.length} open mint proposals`,
+    );
   });
 });
