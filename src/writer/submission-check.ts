@@ -100,10 +100,8 @@ export function checkSubmission(
     const output = known.get(key(o.txid, o.vout));
     if (output === undefined) return refuse(`input ${i}: not a token output the index holds`);
     if (output.op === 'burn') return refuse(`input ${i}: a burned output`);
-    const approverRefusal = approverSignatureRefusal(tx, i, output, token.approver, cache);
-    if (approverRefusal !== null) return refuse(`input ${i}: ${approverRefusal}`);
-    const ownerRefusal = ownerSignatureRefusal(tx, i, output, cache);
-    if (ownerRefusal !== null) return refuse(`input ${i}: ${ownerRefusal}`);
+    const signatures = signaturesRefusal(tx, i, output, token.approver, cache);
+    if (signatures !== null) return refuse(`input ${i}: ${signatures}`);
     spent.push(output);
   }
 
@@ -140,11 +138,14 @@ export function checkSubmission(
 }
 
 /**
- * Null when input `i` carries this service's approver signature over the whole transaction:
- * the output it spends is locked to this approver, and the first push of its unlocking script
- * is a signature by that key with ALL|FORKID (the only type complete-transfer.ts makes).
+ * Null when input `i` carries both signatures its unlocking script must: first this service's
+ * approver signature over the whole transaction (the output it spends is locked to this
+ * approver, and the first push is a signature by that key with ALL|FORKID, the only type
+ * complete-transfer.ts makes); then its owner's, the second push an ALL|ANYONECANPAY|FORKID
+ * signature (it commits to its own input, so the funding input added after it leaves it valid)
+ * by the third push, a public key whose hash is that of the owner the index holds.
  */
-function approverSignatureRefusal(
+function signaturesRefusal(
   tx: Transaction,
   i: number,
   output: IndexedOutput,
@@ -154,40 +155,23 @@ function approverSignatureRefusal(
   const lock = parseTokenScript(output.lockingScript) ?? parseCosignScript(output.lockingScript);
   if (lock === null || !bytesEqual(lock.approver, approver)) return 'not locked to this approver';
   const chunks = readChunks(tx.inputs[i]!.unlockingScript?.toUint8Array() ?? new Uint8Array());
-  const signature = chunks?.length === 3 ? chunks[0]!.data : undefined;
-  if (signature === undefined || signature.length === 0) return 'no approver signature';
-  if (signature[signature.length - 1] !== SIGHASH_ALL_FORKID)
+  const [approverSignature, ownerSignature, publicKey] =
+    chunks?.length === 3 ? chunks.map((c) => c.data) : [];
+  if (approverSignature === undefined || approverSignature.length === 0) return 'no approver signature';
+  if (approverSignature[approverSignature.length - 1] !== SIGHASH_ALL_FORKID)
     return 'the approver signature is not ALL|FORKID';
   const source = { lockingScript: lockingScriptOf(output.lockingScript), satoshis: output.satoshis };
-  const check = checkSig(tx, i, source, signature, approver, cache);
-  return check.ok ? null : `approver signature: ${check.reason}`;
-}
-
-/**
- * Null when input `i` carries its owner's signature: the second push of its unlocking script is
- * an ALL|ANYONECANPAY|FORKID signature (it commits to its own input, so the funding input added
- * after it leaves it valid) by the third push, a public key whose hash is that of the owner the
- * index holds for the output spent.
- */
-function ownerSignatureRefusal(
-  tx: Transaction,
-  i: number,
-  output: IndexedOutput,
-  cache: SignatureHashCache,
-): string | null {
-  const chunks = readChunks(tx.inputs[i]!.unlockingScript?.toUint8Array() ?? new Uint8Array());
-  const signature = chunks?.length === 3 ? chunks[1]!.data : undefined;
-  const publicKey = chunks?.length === 3 ? chunks[2]!.data : undefined;
-  if (signature === undefined || publicKey === undefined || signature.length === 0)
+  const approved = checkSig(tx, i, source, approverSignature, approver, cache);
+  if (!approved.ok) return `approver signature: ${approved.reason}`;
+  if (ownerSignature === undefined || publicKey === undefined || ownerSignature.length === 0)
     return 'no owner signature';
-  if (signature[signature.length - 1] !== SIGHASH_OWNER)
+  if (ownerSignature[ownerSignature.length - 1] !== SIGHASH_OWNER)
     return 'the owner signature is not ALL|ANYONECANPAY|FORKID';
   const ownerPkh = pubKeyHashOf(output.owner);
   if (ownerPkh === null || !bytesEqual(hash160(publicKey), ownerPkh))
     return `the owner signature's key is not ${output.owner}'s`;
-  const source = { lockingScript: lockingScriptOf(output.lockingScript), satoshis: output.satoshis };
-  const check = checkSig(tx, i, source, signature, publicKey, cache);
-  return check.ok ? null : `owner signature: ${check.reason}`;
+  const owned = checkSig(tx, i, source, ownerSignature, publicKey, cache);
+  return owned.ok ? null : `owner signature: ${owned.reason}`;
 }
 
 /** The fields nothing in the transaction says: bounded. Null when all are within bounds. */
