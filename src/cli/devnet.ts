@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { P2PKH } from '@bsv/sdk';
 import { startArcServer } from '../ledger/devnet/arc-http-server.js';
 import { createDevnet, type GenesisOutput } from '../ledger/devnet/devnet.js';
+import { firstEvent } from '../process/first-event.js';
 
 const USAGE = `usage: tokenproxy devnet [options]
   --port N               port of the ARC API (default 9090; 0 = any free port)
@@ -48,15 +49,7 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
   process.stdout.write(
     `devnet ARC API on ${server.url} (data: ${parsed.dataDir ?? 'in memory'}, height ${tip.height}, genesis coinbase ${devnet.block(0)!.txids[0]})\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await firstEvent(process, ['SIGINT', 'SIGTERM']);
   await server.close();
   await devnet.close();
   process.stdout.write('devnet stopped\n');

@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { Type } from 'typebox';
 import { MAX_SCORE } from '../../domain/index-bounds.js';
+import { firstEvent } from '../../process/first-event.js';
 import { liveApiKeyIds } from '../../store/access/api-keys-store.js';
 import type { SyncRecord } from '../../store/feed/feed-queries.js';
 import { FeedHub, type FeedSubscriber } from '../../usecases/feed/feed-hub.js';
@@ -216,7 +217,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
               for (const r of records) {
                 if (res.writableEnded || res.destroyed) return;
                 res.write(eventText(r));
-                if (res.writableLength > CATCH_UP_HIGH_WATER) await drained(res);
+                if (res.writableLength > CATCH_UP_HIGH_WATER) await firstEvent(res, ['drain', 'close']);
               }
             },
           },
@@ -247,17 +248,4 @@ export function streamRoutes(deps: StreamRouteDeps) {
       },
     );
   };
-}
-
-/** Resolves when `res` has drained, or has closed. */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
