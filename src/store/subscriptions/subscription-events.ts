@@ -257,31 +257,15 @@ export async function recordSubscriptionAttempts(
     ],
   );
   const recorded = new Set(rows.map((r) => r.id));
-  const bySubscription = new Map<string, AttemptWrite[]>();
-  for (const w of writes) {
-    if (!recorded.has(w.eventId)) continue;
-    const list = bySubscription.get(w.subscriptionId) ?? [];
-    list.push(w);
-    bySubscription.set(w.subscriptionId, list);
-  }
-  const working: string[] = [];
+  const { working, runs } = runsOf(writes, recorded);
+  const recovering = await holdWritten(tx, [...runs.keys()], working);
   const disabled: string[] = [];
-  for (const [id, list] of bySubscription) {
-    const sorted = [...list].sort((a, b) => a.attempt.at.getTime() - b.attempt.at.getTime());
-    const last = sorted.at(-1)!;
-    if (last.outcome.kind === 'delivered') {
-      working.push(id);
-      continue;
-    }
-    let lastDelivered = -1;
-    for (const [i, w] of sorted.entries()) if (w.outcome.kind === 'delivered') lastDelivered = i;
-    const failures = sorted.slice(lastDelivered + 1);
-    if (await failing(tx, id, failures, lastDelivered >= 0, disableAfterMs)) disabled.push(id);
-  }
-  if (working.length > 0)
+  for (const [id, run] of runs)
+    if (await failing(tx, id, run.failures, run.afterDelivery, disableAfterMs)) disabled.push(id);
+  if (recovering.length > 0)
     await tx.query(
       'UPDATE subscriptions SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL',
-      [working],
+      [recovering],
     );
   if (disabled.length > 0)
     await tx.query(
@@ -290,6 +274,67 @@ export async function recordSubscriptionAttempts(
       [disabled],
     );
   return { recorded, disabled };
+}
+
+/** A subscription's failed attempts since its last delivered one in a record (oldest first). */
+interface FailureRun {
+  readonly failures: readonly AttemptWrite[];
+  /** One of its attempts in the same record was delivered, before these. */
+  readonly afterDelivery: boolean;
+}
+
+/**
+ * The recorded attempts by subscription, each judged by its latest: delivered (working), or
+ * failed (its run of failures), in the order the subscriptions first appear in `writes`.
+ */
+function runsOf(
+  writes: readonly AttemptWrite[],
+  recorded: ReadonlySet<string>,
+): { working: string[]; runs: Map<string, FailureRun> } {
+  const bySubscription = new Map<string, AttemptWrite[]>();
+  for (const w of writes) {
+    if (!recorded.has(w.eventId)) continue;
+    const list = bySubscription.get(w.subscriptionId) ?? [];
+    list.push(w);
+    bySubscription.set(w.subscriptionId, list);
+  }
+  const working: string[] = [];
+  const runs = new Map<string, FailureRun>();
+  for (const [id, list] of bySubscription) {
+    const sorted = [...list].sort((a, b) => a.attempt.at.getTime() - b.attempt.at.getTime());
+    if (sorted.at(-1)!.outcome.kind === 'delivered') {
+      working.push(id);
+      continue;
+    }
+    let lastDelivered = -1;
+    for (const [i, w] of sorted.entries()) if (w.outcome.kind === 'delivered') lastDelivered = i;
+    runs.set(id, { failures: sorted.slice(lastDelivered + 1), afterDelivery: lastDelivered >= 0 });
+  }
+  return { working, runs };
+}
+
+/**
+ * Holds, in one statement and in id order, the subscriptions a record writes: those with a run
+ * of failures, and the working ones with a run to end (the others are not written, so not held);
+ * answers the latter. Held one by one in the order the batch met them, two deliverers recording
+ * the same subscriptions in opposite orders each held one the other waited for: a deadlock, one
+ * batch aborted. Id order is also the order the dispatcher holds them in
+ * (holdSubscriptionStates). Held before any write, each row is read by the statements after as
+ * it stands (failing()).
+ */
+async function holdWritten(
+  tx: Queryable,
+  failingIds: readonly string[],
+  working: readonly string[],
+): Promise<string[]> {
+  if (failingIds.length === 0 && working.length === 0) return [];
+  const rows = await tx.query<{ id: string; working: boolean }>(
+    `SELECT s.id::text AS id, s.id <> ALL($2::uuid[]) AS working FROM subscriptions s
+      WHERE s.id = ANY($1::uuid[]) AND (s.id = ANY($2::uuid[]) OR s.failing_since IS NOT NULL)
+      ORDER BY s.id FOR UPDATE`,
+    [[...failingIds, ...working], [...failingIds]],
+  );
+  return rows.filter((r) => r.working).map((r) => r.id);
 }
 
 /** A run of failed attempts (oldest first) of one subscription; true when it disables it. */
@@ -307,11 +352,10 @@ async function failing(
   const reason = gone
     ? `the receiver answered 410 Gone at ${at.toISOString()}`
     : `deliveries failed since {since} (${disableAfterMs} ms or more); the last at ${at.toISOString()}: ${last.attempt.error ?? 'no answer'}`;
-  // The row is held first, so that the next statement reads `enabled` as it stands: read in the
-  // same statement as the update, it would be the value from before any wait for another writer
-  // (a second deliverer disabling it too, its owner enabling it again), and one disable would be
+  // The row is held already (holdWritten), so this statement reads `enabled` as it stands: read in
+  // the statement that waited for another writer (a second deliverer disabling it too, its owner
+  // enabling it again), it would be the value from before the wait, and one disable would be
   // reported twice, or a disable reported as none with its pending events left unskipped.
-  await tx.query('SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE', [id]);
   const rows = await tx.query<{ disabled: boolean; was: boolean }>(
     `WITH before AS (SELECT enabled AS was FROM subscriptions WHERE id = $1),
      upd AS (
