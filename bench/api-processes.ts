@@ -110,9 +110,11 @@ export async function processTransfers(serverUrl: string, count: number): Promis
     const speeds: CryptoSpeed[] = [];
     for (let i = 0; i < 5; i++) speeds.push(cryptoCpu());
     const authorization = `Bearer ${prepared.adminKey!}`;
-    // The setup's own balance changes (its mints and funding) are folded before the count starts:
-    // their deletes are not the transfers' writes.
-    await untilFolded(database.url);
+    // The setup's own writes (its mints and funding, and their records and address rows
+    // rescored when mined) are done and reported before the count starts: they are not the
+    // transfers' writes.
+    await untilSetupMined(database.url);
+    await statisticsReported();
     const writesBefore = await tableWrites(database.url);
     const walBefore = await walPosition(database.url);
     const ceiling = new CeilingSamples();
@@ -238,22 +240,19 @@ async function meanRawBytes(url: string, ticketIds: readonly string[]): Promise<
  */
 const statisticsReported = () => new Promise((r) => setTimeout(r, 11_000));
 
-/** Waits (at most 30 s) until the service's balance fold has emptied the log of balance changes. */
-async function untilFolded(url: string): Promise<void> {
+/** Waits (at most 30 s) until every record of the setup is mined; the devnet mines every second. */
+async function untilSetupMined(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     for (const deadline = performance.now() + 30_000; performance.now() < deadline; ) {
       const { rows } = await client.query<{ n: string }>(
-        'SELECT count(*)::text AS n FROM address_balance_changes',
+        "SELECT count(*)::text AS n FROM transactions WHERE state <> 'mined'",
       );
-      if (rows[0]!.n === '0') {
-        await statisticsReported();
-        return;
-      }
+      if (rows[0]!.n === '0') return;
       await new Promise((r) => setTimeout(r, 200));
     }
-    console.log('  (the balance fold had not caught up with the setup after 30 s)');
+    console.log('  (the setup was not all mined after 30 s)');
   } finally {
     await client.end();
   }

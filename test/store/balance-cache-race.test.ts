@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db, Row, SqlValue } from '../../src/store/db/db.js';
+import { KEPT_BALANCES } from '../../src/store/wallets/address-balances.js';
 import {
   balanceIn,
   cachedBalanceReader,
@@ -33,7 +34,8 @@ function controlledDb(options: { local: boolean }) {
     // The feed's edge (no writer open here), the stamp alone, the balances with or without it.
     if (sql.includes('pg_locks')) return [{ bound: String(state.stamp), last: String(state.stamp) }];
     const withStamp = sql.includes('pg_sequence_last_value');
-    if (withStamp && !sql.includes('address_balances')) return [{ stamp: String(state.stamp) }];
+    if (withStamp && !sql.includes(KEPT_BALANCES)) return [{ stamp: String(state.stamp) }];
+    assert.ok(sql.includes(KEPT_BALANCES), `a statement the store does not answer: ${sql}`);
     const owners = (params?.[0] ?? []) as string[];
     const found = owners.filter((o) => state.balances.has(o));
     const rows = found.map((owner) => ({ owner, total: String(state.balances.get(owner)) }));

@@ -5,6 +5,7 @@
 // after it stops (the feed's edge, then the balances, kept).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { KEPT_BALANCES } from '../../src/store/wallets/address-balances.js';
 import { cachedBalanceReader } from '../../src/store/wallets/balance-cache.js';
 import { balances } from '../../src/store/wallets/wallet-queries.js';
 import { holdOpen, inside } from '../support/held-transaction.js';
@@ -32,7 +33,7 @@ for (const target of testTargets()) {
         close: () => db.close(),
         query: (sql, params) => {
           statements++;
-          if (sql.includes('address_balances')) reads++;
+          if (sql.includes(KEPT_BALANCES)) reads++; // balances(), alone or with the stamp
           return db.query(sql, params);
         },
       };

@@ -14,13 +14,13 @@ import { testDatabaseUrl, testTargets } from '../support/test-databases.js';
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 const EXPECTED_TABLES = [
-  'address_balance_changes',
-  'address_balances',
+  'address_balance_parts',
   'address_blacklist',
   'address_freeze_events',
   'address_freezes',
   'api_keys',
   'approval_policy',
+  'balance_total_parts',
   'block_headers',
   'control_events',
   'delivery_attempts',
@@ -33,7 +33,6 @@ const EXPECTED_TABLES = [
   'idempotency_keys',
   'idempotency_prepared',
   'issuer_pause',
-  'kept_balance_total',
   'merkle_proofs',
   'mint_allowance_spends',
   'mint_allowances',

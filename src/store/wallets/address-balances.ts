@@ -1,20 +1,18 @@
-// Balances kept per address (migration 012, docs/adr/0004-balances-kept-per-address.md).
-// Triggers on token_outputs append what each statement changed of an owner's spendable sum to
-// address_balance_changes; a fold moves those changes into address_balances. A balance is the
-// owner's row plus its pending changes, read in one statement (one snapshot: a fold is seen
-// whole or not at all), so it never depends on how many outputs the owner holds.
+// Balances kept per address, a row per owner and database connection (migration 048,
+// docs/adr/0022-balances-kept-per-connection.md). Triggers on token_outputs add what each
+// statement changed of an owner's spendable sum to the writing connection's row of
+// address_balance_parts; a balance is the sum of the owner's rows, read in one statement, so it
+// never depends on how many outputs the owner holds. Rows of connections that have ended are
+// folded into backend 0, so an owner keeps a row per live connection that changed its balance.
 import { NO_PARAMETERS, type Queryable } from '../db/db.js';
 import { SPENDABLE_SUMS_OF_ALL } from './spendable.js';
 
 /** Advisory lock key of a fold: one at a time across instances, the others skip their turn. */
 export const BALANCE_FOLD_LOCK_KEY = 7_364_821_004;
 
-/** Kept balances, grouped by owner, of the rows that `where` (applied to both tables) keeps. */
-const keptBalancesWhere = (where: string) => `SELECT owner, sum(amount) AS total FROM (
-    SELECT owner, balance AS amount FROM address_balances ${where}
-    UNION ALL
-    SELECT owner, amount FROM address_balance_changes ${where}) kept
-  GROUP BY owner`;
+/** Kept balances, grouped by owner, of the rows that `where` keeps. */
+const keptBalancesWhere = (where: string) =>
+  `SELECT owner, sum(balance) AS total FROM address_balance_parts ${where} GROUP BY owner`;
 
 /** Each kept balance of the owners in $1 (owners never seen are absent). */
 export const KEPT_BALANCES = keptBalancesWhere('WHERE owner = ANY($1::text[])');
@@ -22,35 +20,80 @@ export const KEPT_BALANCES = keptBalancesWhere('WHERE owner = ANY($1::text[])');
 const KEPT_BALANCES_OF_ALL = keptBalancesWhere('');
 
 /**
- * Moves every pending change into address_balances in one statement, unless another fold holds
- * the turn (then nothing is moved). Owners are written in order, and only folds write
- * address_balances, one at a time: no lock cycle. Returns the changes moved.
+ * `written`: every connection with a balance row or a total row, each once, read from the indexes
+ * on `backend` one entry a connection (a loose index scan, PostgreSQL having no skip scan), so
+ * its cost is that of the connections, not of the owners. A query using it starts WITH RECURSIVE.
  */
-export async function foldBalanceChanges(q: Queryable): Promise<number> {
-  const rows = await q.query<{ changes: string }>(
-    `WITH turn AS (SELECT pg_try_advisory_xact_lock(${BALANCE_FOLD_LOCK_KEY}) AS mine),
-     moved AS (DELETE FROM address_balance_changes WHERE (SELECT mine FROM turn) RETURNING owner, amount),
-     written AS (
-       INSERT INTO address_balances (owner, balance)
-       SELECT owner, sum(amount) FROM moved GROUP BY owner ORDER BY owner
-       ON CONFLICT (owner) DO UPDATE SET balance = address_balances.balance + excluded.balance)
-     SELECT count(*)::text AS changes FROM moved`,
+const WRITTEN_BACKENDS = `parts_backends (backend) AS (
+       SELECT min(backend) FROM address_balance_parts
+       UNION ALL
+       SELECT (SELECT min(p.backend) FROM address_balance_parts p WHERE p.backend > b.backend)
+         FROM parts_backends b WHERE b.backend IS NOT NULL
+     ), written AS (
+       SELECT backend FROM parts_backends WHERE backend IS NOT NULL
+       UNION SELECT backend FROM balance_total_parts
+     )`;
+
+/** The connections of `written` that have ended (backend 0 holds the folded rows). */
+const ENDED_BACKENDS = `SELECT w.backend FROM written w
+      WHERE w.backend <> 0 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = w.backend)`;
+
+/**
+ * Folds the balance rows and total rows of connections that have ended into backend 0, unless
+ * another fold holds the turn; answers how many balance rows went. A connection's rows are
+ * written only by its own transactions, one at a time, so a connection that is gone writes them
+ * no more. A row that is locked (its process id came back as a new connection, which is writing
+ * it) is left for a later fold: the fold never waits for a writer, so the two cannot deadlock.
+ * Backend 0's rows are written only by folds, one at a time. Sums do not move: a row's balance
+ * moves to backend 0 in the statement that deletes it.
+ */
+export async function foldEndedBalanceParts(q: Queryable): Promise<number> {
+  const rows = await q.query<{ folded: string }>(
+    `WITH RECURSIVE turn AS (SELECT pg_try_advisory_xact_lock(${BALANCE_FOLD_LOCK_KEY}) AS mine),
+     ${WRITTEN_BACKENDS},
+     ended AS (${ENDED_BACKENDS} AND (SELECT mine FROM turn)), taken AS (
+       SELECT p.owner, p.backend FROM address_balance_parts p
+        WHERE p.backend IN (SELECT backend FROM ended)
+        FOR UPDATE SKIP LOCKED
+     ), gone AS (
+       DELETE FROM address_balance_parts p USING taken
+        WHERE p.owner = taken.owner AND p.backend = taken.backend
+       RETURNING p.owner, p.balance
+     ), folded AS (
+       INSERT INTO address_balance_parts AS p (owner, backend, balance)
+       SELECT owner, 0, sum(balance) FROM gone GROUP BY owner ORDER BY owner
+       ON CONFLICT (owner, backend) DO UPDATE SET balance = p.balance + EXCLUDED.balance
+     ), totals_taken AS (
+       SELECT t.backend FROM balance_total_parts t
+        WHERE t.backend IN (SELECT backend FROM ended)
+        FOR UPDATE SKIP LOCKED
+     ), totals_gone AS (
+       DELETE FROM balance_total_parts t USING totals_taken
+        WHERE t.backend = totals_taken.backend
+       RETURNING t.total
+     ), total_folded AS (
+       INSERT INTO balance_total_parts AS t (backend, total)
+       SELECT 0, sum(total) FROM totals_gone HAVING count(*) > 0
+       ON CONFLICT (backend) DO UPDATE SET total = t.total + EXCLUDED.total
+     )
+     SELECT count(*)::text AS folded FROM gone`,
   );
-  return Number(rows[0]?.changes ?? 0);
+  return Number(rows[0]?.folded ?? 0);
 }
 
-/** Whether any change waits to be folded (a read: it writes nothing). */
-export async function balanceChangesPending(q: Queryable): Promise<boolean> {
-  const rows = await q.query<{ pending: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM address_balance_changes) AS pending',
+/** Whether a connection that has ended still has kept balance rows to fold (a read). */
+export async function balancePartsEnded(q: Queryable): Promise<boolean> {
+  const rows = await q.query<{ ended: boolean }>(
+    // A SELECT first: on PGlite, a statement that starts otherwise counts as a write.
+    `SELECT EXISTS (WITH RECURSIVE ${WRITTEN_BACKENDS} ${ENDED_BACKENDS}) AS ended`,
     NO_PARAMETERS,
   );
-  return rows[0]?.pending === true;
+  return rows[0]?.ended === true;
 }
 
 export interface BalanceDrift {
   readonly address: string;
-  /** The kept balance (address_balances plus pending changes). */
+  /** The kept balance (the sum of the owner's rows). */
   readonly kept: bigint;
   /** The sum of the address's spendable outputs. */
   readonly summed: bigint;

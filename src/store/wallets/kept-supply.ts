@@ -1,18 +1,18 @@
-// The supply split read from the kept balances (migration 040,
-// docs/adr/0004-balances-kept-per-address.md): its cost does not grow with the number of outputs,
-// unlike supply() (wallet-queries.ts), which sums every output (the reference the tests compare
-// this read with). The spendable total is kept_balance_total (the sum of address_balances, kept by
-// triggers on it) plus the pending changes; the mint and burn addresses' kept balances split it;
-// the burn outputs come from the partial index token_outputs_burns and the seized ones from
-// seized_outputs. One statement: one snapshot, which sees a fold (its changes moved, its balances
-// and the total written) whole or not at all.
+// The supply split read from the kept balances (migrations 040 and 048,
+// docs/adr/0022-balances-kept-per-connection.md): its cost does not grow with the number of
+// outputs, unlike supply() (wallet-queries.ts), which sums every output (the reference the tests
+// compare this read with). The spendable total is the sum of balance_total_parts (a row per
+// connection, kept by the same triggers as the balances); the mint and burn addresses' kept
+// balances split it; the burn outputs come from the partial index token_outputs_burns and the
+// seized ones from seized_outputs. One statement: one snapshot, which sees a fold (its rows moved
+// to backend 0) whole or not at all.
 import type { Queryable } from '../db/db.js';
 import { KEPT_BALANCES } from './address-balances.js';
 import { SPENDABLE } from './spendable.js';
 import type { Supply } from './wallet-queries.js';
 
-/** The pending changes' sum, added to a kept total to make it whole. */
-const PENDING = '(SELECT coalesce(sum(amount), 0) FROM address_balance_changes)';
+/** The kept spendable total: the sum of every connection's row. */
+const KEPT_TOTAL = '(SELECT coalesce(sum(total), 0) FROM balance_total_parts)';
 
 /**
  * Where the supply is, as supply() splits it: treasury is the mint address's kept balance (0 when
@@ -24,7 +24,7 @@ export async function keptSupply(
   token: { mintAddress: string; burnAddress: string },
 ): Promise<Supply> {
   const rows = await q.query<{
-    spendable: string | null;
+    spendable: string;
     treasury: string;
     burn_held: string;
     burn_outputs: string;
@@ -32,7 +32,7 @@ export async function keptSupply(
   }>(
     `WITH held AS (${KEPT_BALANCES})
      SELECT
-       ((SELECT total FROM kept_balance_total) + ${PENDING})::text AS spendable,
+       ${KEPT_TOTAL}::text AS spendable,
        (SELECT coalesce(sum(total), 0) FROM held WHERE owner = $2 AND owner <> $3)::text AS treasury,
        (SELECT coalesce(sum(total), 0) FROM held WHERE owner = $3)::text AS burn_held,
        (SELECT coalesce(sum(amount), 0) FROM token_outputs WHERE op = 'burn')::text AS burn_outputs,
@@ -43,8 +43,6 @@ export async function keptSupply(
   );
   const row = rows[0];
   if (row === undefined) throw new Error('keptSupply: no row');
-  if (row.spendable === null)
-    throw new Error('keptSupply: kept_balance_total has no row (see migration 040)');
   const spendable = BigInt(row.spendable);
   const treasury = BigInt(row.treasury);
   const burnHeld = BigInt(row.burn_held);
@@ -58,26 +56,26 @@ export async function keptSupply(
 }
 
 export interface KeptTotalDrift {
-  /** kept_balance_total plus the pending changes (null: its row is missing). */
-  readonly kept: bigint | null;
-  /** The kept balances' sum: address_balances plus the pending changes. */
+  /** The kept total: the sum of balance_total_parts. */
+  readonly kept: bigint;
+  /** The kept balances' sum: every row of address_balance_parts. */
   readonly summed: bigint;
 }
 
 /**
  * The kept total when it differs from the sum of the kept balances, else null (always null,
- * unless something wrote address_balances or kept_balance_total around the triggers). Reads every
- * kept balance: for audits. With keptBalanceDrift empty, null means keptSupply's spendable total
- * is the spendable outputs' sum.
+ * unless something wrote address_balance_parts or balance_total_parts around the triggers). Reads
+ * every kept balance: for audits. With keptBalanceDrift empty, null means keptSupply's spendable
+ * total is the spendable outputs' sum.
  */
 export async function keptTotalDrift(q: Queryable): Promise<KeptTotalDrift | null> {
-  const rows = await q.query<{ kept: string | null; summed: string }>(
-    `SELECT ((SELECT total FROM kept_balance_total) + ${PENDING})::text AS kept,
-            ((SELECT coalesce(sum(balance), 0) FROM address_balances) + ${PENDING})::text AS summed`,
+  const rows = await q.query<{ kept: string; summed: string }>(
+    `SELECT ${KEPT_TOTAL}::text AS kept,
+            (SELECT coalesce(sum(balance), 0) FROM address_balance_parts)::text AS summed`,
   );
   const row = rows[0];
   if (row === undefined) throw new Error('keptTotalDrift: no row');
-  const kept = row.kept === null ? null : BigInt(row.kept);
+  const kept = BigInt(row.kept);
   const summed = BigInt(row.summed);
   return kept === summed ? null : { kept, summed };
 }
