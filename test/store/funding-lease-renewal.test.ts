@@ -1,24 +1,37 @@
-// Renewing funding leases (src/store/funding/funding-leases.ts): only the leases that end before
-// the renewal point are written (a renewal of every lease at every tick was one to two row
-// writes a transfer), and every output the owner still holds is answered, renewed or not; one
-// it lost (taken by another owner after it lapsed, or spent) is not.
+// Renewing funding leases (src/store/funding/funding-leases.ts): only the leases named that end
+// before the renewal point are written (a renewal of every lease at every tick was one to two row
+// writes a transfer), and every output named that the owner still holds is answered, renewed or
+// not; one it lost (taken by another owner after it lapsed, or spent) is not. On PostgreSQL,
+// leasing, renewing and giving back are HOT updates (migration 049).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { leaseFundingOutputs, renewFundingLeases } from '../../src/store/funding/funding-leases.js';
+import type { Queryable } from '../../src/store/db/db.js';
+import {
+  leaseFundingOutputs,
+  releaseFundingLeases,
+  releaseSomeFundingLeases,
+  renewFundingLeases,
+} from '../../src/store/funding/funding-leases.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { randomTxid } from '../support/seed-store.js';
+
+const now = new Date('2026-01-01T00:00:00Z');
+const at = (ms: number) => new Date(now.getTime() + ms);
+
+/** Eight available funding outputs of one transaction, no lease. */
+async function eightAvailableOutputs(db: Queryable): Promise<void> {
+  const txid = randomTxid();
+  for (let vout = 0; vout < 8; vout++)
+    await db.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 1000, '\\x76a9'::bytea, 'available')`,
+      [txid, vout],
+    );
+}
 
 describeOnEachDb('funding lease renewal', (fresh) => {
   test('writes only the leases ending before the renewal point, answers all still held', async () => {
     const { db } = fresh;
-    const txid = randomTxid();
-    for (let vout = 0; vout < 8; vout++)
-      await db.query(
-        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 1000, '\\x76a9'::bytea, 'available')`,
-        [txid, vout],
-      );
-    const now = new Date('2026-01-01T00:00:00Z');
-    const at = (ms: number) => new Date(now.getTime() + ms);
+    await eightAvailableOutputs(db);
     const leased = await leaseFundingOutputs(db, { owner: 'a', now, until: at(60_000) }, 8);
     assert.equal(leased.length, 3); // a quarter of the free outputs, plus one
     // One lease near its end, the other fresh.
@@ -34,7 +47,7 @@ describeOnEachDb('funding lease renewal', (fresh) => {
         )
       ).map((r) => `${r.vout}:${r.x}`);
     const before = await xmin();
-    const held = await renewFundingLeases(db, 'a', at(70_000), at(30_000));
+    const held = await renewFundingLeases(db, 'a', leased, at(70_000), at(30_000));
     assert.deepEqual([...held].sort(), leased.map((o) => `${o.txid}_${o.vout}`).sort());
     const after = await xmin();
     const changed = after.filter((row) => !before.includes(row));
@@ -51,7 +64,28 @@ describeOnEachDb('funding lease renewal', (fresh) => {
       leased[1]!.txid,
       leased[1]!.vout,
     ]);
-    const still = await renewFundingLeases(db, 'a', at(80_000), at(30_000));
+    const still = await renewFundingLeases(db, 'a', leased, at(80_000), at(30_000));
     assert.deepEqual([...still].sort(), [leased[0]!, leased[2]!].map((o) => `${o.txid}_${o.vout}`).sort());
+  });
+});
+
+describeOnEachDb('funding lease writes', { only: 'postgres' }, (fresh) => {
+  test('leasing, renewing and giving back are HOT updates', async () => {
+    const { db } = fresh;
+    await eightAvailableOutputs(db);
+    const counts = await db.transaction(async (tx) => {
+      const leased = await leaseFundingOutputs(tx, { owner: 'hot', now, until: at(60_000) }, 8);
+      await renewFundingLeases(tx, 'hot', leased, at(70_000), at(90_000));
+      await releaseSomeFundingLeases(tx, 'hot', leased.slice(0, 1));
+      await releaseFundingLeases(tx, 'hot');
+      const [row] = await tx.query<{ updated: number; hot: number }>(
+        `SELECT pg_stat_get_xact_tuples_updated('funding_outputs'::regclass)::int AS updated,
+                pg_stat_get_xact_tuples_hot_updated('funding_outputs'::regclass)::int AS hot`,
+      );
+      return { leased: leased.length, ...row! };
+    });
+    assert.ok(counts.leased >= 2);
+    assert.equal(counts.updated, 3 * counts.leased, 'each leased, renewed and given back once');
+    assert.equal(counts.hot, counts.updated, 'every one of them HOT');
   });
 });

@@ -1,4 +1,4 @@
-// Funding outputs leased to a process (migration 006, docs/adr/0002-batched-write-path.md).
+// Funding outputs leased to a process (migrations 006 and 049, docs/adr/0002-batched-write-path.md).
 // A process leases available outputs in bulk ahead of demand, so that picking one for a
 // transfer is done in memory; its submission batch then reserves the picked outputs, but only
 // while it still holds their lease. A lease expires unless its owner renews it: a crashed
@@ -68,24 +68,30 @@ export async function leaseFundingOutputs(
 }
 
 /**
- * Extends to `until` the owner's live leases that end before `renewBefore` (past half their
- * life, say: a renewal of every lease at every tick was one to two row writes a transfer);
- * returns every output the owner still holds, renewed or not (a lost one is not among them).
+ * Extends to `until` the leases among `outputs` (what the owner holds and has not used) that
+ * end before `renewBefore` (past half their life, say: a renewal of every lease at every tick was
+ * one to two row writes a transfer); answers those of `outputs` the owner still holds, renewed or
+ * not (a lost one is not among them). Each row is found by its key: `lease_owner` is not indexed,
+ * so that leasing, renewing and giving back are HOT updates (migration 049).
  */
 export async function renewFundingLeases(
   q: Queryable,
   owner: string,
+  outputs: readonly { readonly txid: string; readonly vout: number }[],
   until: Date,
   renewBefore: Date = until,
 ): Promise<Set<string>> {
+  if (outputs.length === 0) return new Set();
   // The SELECT reads the statement's snapshot, from before the UPDATE: the rows held then, which
   // the update keeps held (it changes only lease_until).
   const rows = await q.query<{ txid: string; vout: number }>(
-    `WITH renewed AS (UPDATE funding_outputs SET lease_until = $2
-                       WHERE lease_owner = $1 AND state = 'available' AND lease_until < $3 RETURNING 1)
-     SELECT txid, vout FROM funding_outputs
-      WHERE lease_owner = $1 AND state = 'available'`,
-    [owner, until, renewBefore],
+    `WITH mine AS (SELECT * FROM unnest($4::text[], $5::int[]) AS u(txid, vout)),
+     renewed AS (UPDATE funding_outputs f SET lease_until = $2 FROM mine
+                  WHERE f.txid = mine.txid AND f.vout = mine.vout
+                    AND f.lease_owner = $1 AND f.state = 'available' AND f.lease_until < $3 RETURNING 1)
+     SELECT f.txid, f.vout FROM funding_outputs f JOIN mine ON f.txid = mine.txid AND f.vout = mine.vout
+      WHERE f.lease_owner = $1 AND f.state = 'available'`,
+    [owner, until, renewBefore, outputs.map((o) => o.txid), outputs.map((o) => o.vout)],
   );
   return new Set(rows.map((r) => `${r.txid}_${r.vout}`));
 }
@@ -105,7 +111,10 @@ export async function releaseSomeFundingLeases(
   );
 }
 
-/** Gives the owner's leased outputs back to the pool (an orderly stop). */
+/**
+ * Gives the owner's leased outputs back to the pool (an orderly stop, or a start after an earlier
+ * run's). Reads the pool's available outputs (`lease_owner` is not indexed): once a run.
+ */
 export async function releaseFundingLeases(q: Queryable, owner: string): Promise<void> {
   await q.query(
     `UPDATE funding_outputs SET lease_owner = NULL, lease_until = NULL

@@ -125,7 +125,10 @@ export function createFundingLeasePool(deps: {
       // Renewed once past half their life, or when they would end within two ticks (a keeping
       // tick close to the lease's length renews every lease, as each tick once did).
       const soon = Math.max(settings.leaseMs / 2, 2 * settings.keepEveryMs);
-      const held = await renewFundingLeases(deps.db, owner, until, new Date(now.getTime() + soon));
+      // The leases of the outputs not taken: one taken is in a submission, which reserves it
+      // within seconds of the take, while the lease it was taken with has at least half its
+      // life left (a lease lost all the same is found at the claim, and the pool resyncs).
+      const held = await renewFundingLeases(deps.db, owner, free, until, new Date(now.getTime() + soon));
       free = free.filter((o) => held.has(`${o.txid}_${o.vout}`));
       const surplus = free.length - 2 * wanted();
       if (surplus > 0) {
