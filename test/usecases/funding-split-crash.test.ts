@@ -86,7 +86,10 @@ describeOnEachDb('a funding split cut off before it was recorded', (fresh) => {
     await assert.rejects(refill(100n), /connection lost/);
     const [kept] = devnet().mempoolTxids();
     const answers = await Promise.all([refill(300n), refill(400n), refill(500n)]);
-    assert.deepEqual(answers, [kept, kept, kept]);
+    // A refill that looks after another has recorded the split finds no split kept and the pool
+    // full: it sends nothing (null). None sends a split of its own.
+    assert.ok(answers.includes(kept!), `one of them sent the kept split: ${answers}`);
+    for (const answer of answers) assert.ok(answer === kept || answer === null, `${answer}`);
     assert.equal(await availableFundingCount(fresh.db), 470);
     assert.equal((await availableReserve(fresh.db)).length, 1);
     // Nothing is kept any more: the pool is full, so a refill now makes nothing.
