@@ -2,8 +2,9 @@
 // (store/funding/funding-leases.ts), so that a transfer picks its funding input in memory before it is
 // cosigned, and its submission batch reserves it at commit. The share follows demand: it keeps
 // about two seconds' worth of recent use (at least a few, at most `maxLeased`), tops up in the
-// background when it runs low, and on every keeping tick renews its leases, forgets any it lost
-// and gives back what it holds beyond twice its need (so that other processes get their share
+// background when it runs low, and on every keeping tick renews its leases (those it holds free
+// and those of outputs taken for transfers not yet claimed), forgets any it lost and gives back
+// what it holds beyond twice its need (so that other processes get their share
 // when demand moves). A transfer that needs more than any leased output leases one of its size
 // at once; one that finds the store's pool dry waits a bounded time (refillWaitMs) for the
 // funding keeper's refill, told of it at once in this process (funding-signal.ts), rather than
@@ -85,6 +86,11 @@ export function createFundingLeasePool(deps: {
         );
   /** Leased outputs not taken, smallest first. */
   let free: FundingOutputRow[] = [];
+  /**
+   * Outputs taken and not given back: their transfers are on their way to the claim, which ends
+   * the lease. Renewed with the free ones until a renewal finds them no longer held.
+   */
+  const out = new Map<string, FundingOutputRow>();
   let closed = false;
   const taken: number[] = []; // times (ms) of recent takes, for the demand estimate
   const lease = () => {
@@ -125,11 +131,16 @@ export function createFundingLeasePool(deps: {
       // Renewed once past half their life, or when they would end within two ticks (a keeping
       // tick close to the lease's length renews every lease, as each tick once did).
       const soon = Math.max(settings.leaseMs / 2, 2 * settings.keepEveryMs);
-      // The leases of the outputs not taken: one taken is in a submission, which reserves it
-      // within seconds of the take, while the lease it was taken with has at least half its
-      // life left (a lease lost all the same is found at the claim, and the pool resyncs).
-      const held = await renewFundingLeases(deps.db, owner, free, until, new Date(now.getTime() + soon));
-      free = free.filter((o) => held.has(`${o.txid}_${o.vout}`));
+      // By their keys: what is free and what is taken (a transfer may hold its output longer
+      // than the lease it was taken with has left). What comes into `free` while this waits
+      // (a give-back, a top-up) was not asked about, and stays.
+      const asked = [...free, ...out.values()];
+      const sent = new Set(asked.map(keyOf));
+      const held = await renewFundingLeases(deps.db, owner, asked, until, new Date(now.getTime() + soon));
+      const lost = (o: FundingOutputRow) => sent.has(keyOf(o)) && !held.has(keyOf(o));
+      free = free.filter((o) => !lost(o));
+      // A taken output no longer held was claimed (or lost): nothing to renew any more.
+      for (const [key, o] of out) if (lost(o)) out.delete(key);
       const surplus = free.length - 2 * wanted();
       if (surplus > 0) {
         const back = free.splice(free.length - surplus, surplus);
@@ -141,7 +152,7 @@ export function createFundingLeasePool(deps: {
   };
   const keep = oneAtATime(renewAndFit);
   const keeper = setInterval(() => {
-    if (free.length > 0) void keep();
+    if (free.length > 0 || out.size > 0) void keep();
   }, settings.keepEveryMs);
   keeper.unref();
 
@@ -149,8 +160,17 @@ export function createFundingLeasePool(deps: {
     const at = free.findIndex((o) => o.satoshis >= minSatoshis);
     if (at < 0) return null;
     const [output] = free.splice(at, 1);
+    out.set(keyOf(output!), output!);
     if (free.length < wanted() / 2) void topUp();
     return output!;
+  };
+
+  /** One output of at least `minSatoshis` leased now and taken at once; null: none to be had. */
+  const leaseOne = async (minSatoshis: bigint): Promise<FundingOutputRow | null> => {
+    const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
+    if (one === undefined) return null;
+    out.set(keyOf(one), one);
+    return one;
   };
 
   /**
@@ -166,8 +186,8 @@ export function createFundingLeasePool(deps: {
       await topUp();
       const picked = pick(minSatoshis);
       if (picked !== null) return picked;
-      const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
-      if (one !== undefined) return one;
+      const one = await leaseOne(minSatoshis);
+      if (one !== null) return one;
     }
     return null;
   };
@@ -189,10 +209,10 @@ export function createFundingLeasePool(deps: {
       // Nothing leased is large enough: lease one of this size now (after the earlier run's
       // leases went back, which would otherwise give this one back too).
       await released;
-      const [one] = await leaseFundingOutputs(deps.db, lease(), 1, minSatoshis);
-      return one ?? (await waitForRefill(minSatoshis));
+      return (await leaseOne(minSatoshis)) ?? (await waitForRefill(minSatoshis));
     },
     giveBack(output) {
+      out.delete(keyOf(output));
       if (!closed) insert(output);
     },
     size: () => free.length,
@@ -204,12 +224,15 @@ export function createFundingLeasePool(deps: {
       await topUp.running();
       await keep.running();
       free = [];
+      out.clear();
       await releaseFundingLeases(deps.db, owner).catch((err) =>
         deps.log.warn({ err }, 'giving funding leases back failed; they expire by themselves'),
       );
     },
   };
 }
+
+const keyOf = (o: { readonly txid: string; readonly vout: number }) => `${o.txid}_${o.vout}`;
 
 /**
  * `work` run one at a time: a call while it runs joins that run. The run is forgotten in a
