@@ -7,9 +7,11 @@ import { type CommandSpec, runCommand } from './command.js';
 const spec: CommandSpec = {
   name: 'audit',
   usage: `audit
-prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "balanceDifferences",
-        "outputDifferences", "conservationDifference", "keptBalanceDifferences", "keptTotalDifference",
-        "ticketCountDifferences", "eventCountDifferences", "failedOnLedger"};
+prints {"ok", "transactions", "outputs", "unreadableTransactions", "supply": {"index", "recomputed"},
+        "balanceDifferences", "outputDifferences", "conservationDifference", "keptBalanceDifferences",
+        "keptTotalDifference", "ticketCountDifferences", "eventCountDifferences", "failedOnLedger"};
+        unreadableTransactions: stored transactions whose raw bytes are no whole transaction,
+        recomputed as creating and spending nothing {"txid", "reason"};
         supply splits {"circulating", "treasury", "burned", "redeemed", "seized"};
         conservationDifference: the recomputed total unlike what the deploy minted {"genesis",
         "total"}, or null; keptBalanceDifferences: kept
@@ -19,9 +21,9 @@ prints {"ok", "transactions", "outputs", "supply": {"index", "recomputed"}, "bal
         eventCountDifferences: kept callback event counts unlike a count of the events {"state",
         "kept", "counted"};
         failedOnLedger: failed transactions the ledger holds anyway {"txid", "status", "height"}
-exits 1 when the index and the transactions differ, the supply does not add up to the deploy's,
-a kept balance, the kept total or a kept
-ticket or event count differs, or a failed transaction is on the ledger`,
+exits 1 when a stored transaction is unreadable, the index and the transactions differ, the supply
+does not add up to the deploy's, a kept balance, the kept total or a kept ticket or event count
+differs, or a failed transaction is on the ledger`,
   options: {},
 };
 

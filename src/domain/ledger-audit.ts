@@ -2,8 +2,9 @@
 // (every output of this token, spent when a later transaction of the feed spends it),
 // compared with what the index holds, and the supply split as supply() splits it.
 // Transfers to the burn address are redemptions; `"op":"burn"` outputs are burns.
-import { Transaction } from '@bsv/sdk';
+import type { Transaction } from '@bsv/sdk';
 import { p2pkhAddress } from './address.js';
+import { readTransaction, UnreadableTransactionError } from './read-transaction.js';
 import { parseTokenScript } from './token-script.js';
 
 export interface AuditOutput {
@@ -37,15 +38,41 @@ export interface SupplySplit {
   readonly seized: bigint;
 }
 
-/** Token outputs (`txid_vout`) of `tokenId` in the given transactions, spent or not. */
-export function recomputeOutputs(
+/** A stored record whose bytes are no whole transaction (a corrupted row, a bad restore). */
+export interface UnreadableRecord {
+  readonly txid: string;
+  readonly reason: string;
+}
+
+export interface Recomputed {
+  /** Token outputs (`txid_vout`) of the token, spent or not. */
+  readonly outputs: Map<string, AuditOutput>;
+  /** Records taken as creating and spending nothing: the audit lists them, and is not ok. */
+  readonly unreadable: readonly UnreadableRecord[];
+}
+
+/**
+ * Token outputs (`txid_vout`) of `tokenId` in the given transactions, spent or not. A record
+ * whose bytes do not parse is listed and counted as creating and spending nothing: one
+ * corrupted row must not stop (or, with counts its bytes cannot hold, kill) the audit, and the
+ * outputs the index holds of it then show up as differences too.
+ */
+export function recomputeLedger(
   txs: readonly { readonly txid: string; readonly raw: Uint8Array }[],
   tokenId: string,
-): Map<string, AuditOutput> {
+): Recomputed {
   const created = new Map<string, Omit<AuditOutput, 'spent'>>();
   const spent = new Set<string>();
+  const unreadable: UnreadableRecord[] = [];
   for (const { txid, raw } of txs) {
-    const tx = Transaction.fromBinary(Array.from(raw));
+    let tx: Transaction;
+    try {
+      tx = readTransaction(raw, txid);
+    } catch (err) {
+      if (!(err instanceof UnreadableTransactionError)) throw err;
+      unreadable.push({ txid, reason: err.reason });
+      continue;
+    }
     for (const input of tx.inputs) spent.add(`${input.sourceTXID}_${input.sourceOutputIndex}`);
     tx.outputs.forEach((output, vout) => {
       const token = parseTokenScript(new Uint8Array(output.lockingScript.toBinary()));
@@ -61,9 +88,20 @@ export function recomputeOutputs(
       });
     });
   }
-  const out = new Map<string, AuditOutput>();
-  for (const [outpoint, o] of created) out.set(outpoint, { ...o, spent: spent.has(outpoint) });
-  return out;
+  const outputs = new Map<string, AuditOutput>();
+  for (const [outpoint, o] of created) outputs.set(outpoint, { ...o, spent: spent.has(outpoint) });
+  return { outputs, unreadable };
+}
+
+/** recomputeLedger's outputs; throws UnreadableTransactionError on the first unreadable record. */
+export function recomputeOutputs(
+  txs: readonly { readonly txid: string; readonly raw: Uint8Array }[],
+  tokenId: string,
+): Map<string, AuditOutput> {
+  const { outputs, unreadable } = recomputeLedger(txs, tokenId);
+  const first = unreadable[0];
+  if (first !== undefined) throw new UnreadableTransactionError(first.reason, first.txid);
+  return outputs;
 }
 
 /** Every field where the index and the recomputed outputs disagree. */

@@ -6,8 +6,9 @@
 // amounts and ops read from the scripts, senders from the index's outputs it spends), and only
 // when every token output it spends is in the index (or ingested before it) and unspent there,
 // and its amounts balance. Nothing a description says is believed.
-import { Transaction } from '@bsv/sdk';
+import type { Transaction } from '@bsv/sdk';
 import { p2pkhAddress } from './address.js';
+import { readTransaction } from './read-transaction.js';
 import type { TicketStatus } from './ticket-state.js';
 import { parseTokenScript } from './token-script.js';
 
@@ -172,7 +173,9 @@ export function readLedgerTransaction(
 ): ParsedLedgerTx | null {
   let tx: Transaction;
   try {
-    tx = Transaction.fromBinary(Array.from(raw));
+    // The bytes are the ledger's or an operator's (reconcile's rawtxs): counts they cannot hold
+    // would make the sdk's parser allocate until the process dies.
+    tx = readTransaction(raw);
   } catch {
     return null;
   }

@@ -8,7 +8,7 @@
 // approver key signs anything, the owner's is what says the owner spends), whose amounts do not
 // balance, whose claimed fields disagree with what it derived, or whose
 // times and free fields are out of bounds. Pure, given the token outputs the index holds.
-import { Transaction, Utils } from '@bsv/sdk';
+import type { Transaction } from '@bsv/sdk';
 import { hash160 } from '../crypto/hash.js';
 import { lockingScriptOf } from '../crypto/script-objects.js';
 import type { SignatureHashCache } from '../crypto/sighash.js';
@@ -16,6 +16,7 @@ import { SIGHASH_ALL_FORKID, SIGHASH_OWNER } from '../crypto/signature-encoding.
 import { txidOf } from '../crypto/txid.js';
 import { pubKeyHashOf } from '../domain/address.js';
 import { classifyOutput } from '../domain/output-kind.js';
+import { readTransaction, UnreadableTransactionError } from '../domain/read-transaction.js';
 import { bytesEqual, readChunks } from '../domain/script-chunks.js';
 import type { TokenConfig } from '../domain/token-config.js';
 import { parseCosignScript, parseTokenScript } from '../domain/token-script.js';
@@ -70,13 +71,15 @@ export function checkSubmission(
   const raw = claimed.rawTx;
   if (raw.length > token.limits.maxTxBytes + COSIGN_GROWTH_BYTES)
     return refuse(`rawTx: ${raw.length} bytes, more than any cosigned transfer`);
+  // The writer trusts no sender: counts the bytes cannot hold would make the sdk's parser
+  // allocate until the writer dies (readTransaction checks the layout first, trailing bytes too).
   let tx: Transaction;
   try {
-    const reader = new Utils.ReaderUint8Array(raw);
-    tx = Transaction.fromReader(reader);
-    if (reader.pos !== raw.length) return refuse('rawTx: trailing bytes');
-  } catch {
-    return refuse('rawTx: does not parse');
+    tx = readTransaction(raw);
+  } catch (err) {
+    return refuse(
+      `rawTx: does not parse${err instanceof UnreadableTransactionError ? `: ${err.reason}` : ''}`,
+    );
   }
   const txid = txidOf(raw);
   if (claimed.txid !== txid) return refuse(`txid: ${claimed.txid} is not the raw transaction's (${txid})`);

@@ -96,6 +96,10 @@ const Audit = Type.Object({
   ok: Type.Boolean(),
   transactions: Type.Integer(),
   outputs: Type.Integer(),
+  unreadableTransactions: Type.Array(Type.Object({ txid: Type.String(), reason: Type.String() }), {
+    description:
+      'Stored transactions whose raw bytes are no whole transaction (a corrupted record): recomputed as creating and spending nothing.',
+  }),
   supply: Type.Object({ index: Split, recomputed: Split }),
   balanceDifferences: Type.Array(Type.Object({ address: Type.String(), index: Amount, recomputed: Amount })),
   outputDifferences: Type.Array(
@@ -279,6 +283,7 @@ export function supplyRoutes(deps: SupplyRouteDeps) {
           ok: report.ok,
           transactions: report.transactions,
           outputs: report.outputs,
+          unreadableTransactions: report.unreadableTransactions.map((u) => ({ ...u })),
           supply: { index: splitJson(report.supply.index), recomputed: splitJson(report.supply.recomputed) },
           balanceDifferences: report.balanceDifferences.map((d) => ({
             address: d.address,

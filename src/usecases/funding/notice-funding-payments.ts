@@ -4,9 +4,9 @@
 // signed by the funding key itself (a split or the deploy, broadcast but not yet recorded:
 // those are the refill's and the deploy's to record). ARC lists no outputs: there the
 // operator tells the service (record-funding-payment.ts).
-import { Transaction, Utils } from '@bsv/sdk';
 import { hash160 } from '../../crypto/hash.js';
 import { publicKeyOf } from '../../crypto/secp256k1.js';
+import { readTransaction } from '../../domain/read-transaction.js';
 import { bytesEqual, readChunks } from '../../domain/script-chunks.js';
 import { buildP2pkhScript } from '../../domain/token-script.js';
 import type { Logger } from '../../process/logger.js';
@@ -34,8 +34,10 @@ export interface NoticeDeps {
 }
 
 /** True when an input of `raw` is unlocked by `publicKey` (P2PKH: signature, then the key). */
-function signedBy(raw: Uint8Array, publicKey: Uint8Array): boolean {
-  const tx = Transaction.fromReader(new Utils.ReaderUint8Array(raw));
+function signedBy(raw: Uint8Array, publicKey: Uint8Array, txid: string): boolean {
+  // The devnet's stored bytes (its journal and blocks on disk): a corrupted record throws a clear
+  // error for the round instead of a parse that allocates until the process dies.
+  const tx = readTransaction(raw, txid);
   return tx.inputs.some((input) => {
     const chunks = readChunks(input.unlockingScript?.toUint8Array() ?? new Uint8Array()) ?? [];
     const last = chunks[chunks.length - 1]?.data;
@@ -58,7 +60,7 @@ export async function noticeFundingPayments(deps: NoticeDeps): Promise<ReserveOu
   const payments: ReserveOutput[] = [];
   for (const txid of new Set(fresh.map((u) => u.txid))) {
     const raw = await deps.ledger.rawTransaction(txid);
-    if (raw === null || signedBy(raw, publicKey)) continue;
+    if (raw === null || signedBy(raw, publicKey, txid)) continue;
     payments.push(
       ...fresh.filter((u) => u.txid === txid).map((u) => ({ txid, vout: u.vout, satoshis: u.satoshis })),
     );

@@ -9,6 +9,7 @@ import { lockingScriptOf } from '../../crypto/script-objects.js';
 import { publicKeyOf } from '../../crypto/secp256k1.js';
 import { txidOf } from '../../crypto/txid.js';
 import { networkFee } from '../../domain/network-fee.js';
+import { readTransaction } from '../../domain/read-transaction.js';
 import { bytesEqual } from '../../domain/script-chunks.js';
 import { signP2pkhInputs } from '../../domain/sign-p2pkh.js';
 import { type Outpoint, spentOutpoints } from '../../domain/spent-outpoints.js';
@@ -243,7 +244,9 @@ interface SplitParts {
 function splitParts(raw: Uint8Array, script: Uint8Array): SplitParts {
   const inputs = spentOutpoints(raw);
   if (inputs === null) throw new Error('the kept funding split is not a whole transaction');
-  const outputs = Transaction.fromBinary(Array.from(raw)).outputs;
+  // Read back from the settings table: parsed only once its layout fits (spentOutpoints checked it
+  // too; readTransaction keeps the guard at the parse itself).
+  const outputs = readTransaction(raw).outputs;
   return {
     raw,
     txid: txidOf(raw),

@@ -6,7 +6,8 @@
 // every ancestor back to mined ones (token inputs and the funding input alike), each mined one
 // with its path; a funding split's bytes and path are kept too, so a BEEF asks the ledger only
 // of what the service has not seen mined, and of a split whose block is not final yet.
-import { MerklePath, Transaction } from '@bsv/sdk';
+import { MerklePath, type Transaction } from '@bsv/sdk';
+import { readTransaction } from '../../domain/read-transaction.js';
 import { fundingTransaction } from '../../store/funding/funding-pool.js';
 import {
   currentProofOf,
@@ -136,7 +137,9 @@ export async function provenTransaction(ctx: ServiceContext, txid: string): Prom
     // (ARC serves a raw transaction only from the memory of the process that broadcast it).
     const raw = place?.raw ?? (await fundingTransaction(ctx.db, id)) ?? (await ctx.ledger.rawTransaction(id));
     if (raw === null) throw new SpvError('not-found', `transaction ${id} is not known`);
-    const tx = Transaction.fromBinary(Array.from(raw));
+    // Stored or the ledger's bytes: a corrupted record is a clear error (the route's 500), not a
+    // parse that allocates for counts the bytes cannot hold until the process dies.
+    const tx = readTransaction(raw, id);
     made.set(id, tx);
     const proof = await proofOf(ctx, id, place === undefined ? undefined : place.blockHash);
     if (proof !== null) {

@@ -10,9 +10,10 @@ import {
   balancesOf,
   compareOutputs,
   conservationDrift,
-  recomputeOutputs,
+  recomputeLedger,
   type SupplySplit,
   supplyOf,
+  type UnreadableRecord,
 } from '../../domain/ledger-audit.js';
 import type { TicketStatus } from '../../domain/ticket-state.js';
 import type { Ledger, TxStatus } from '../../ledger/port.js';
@@ -37,6 +38,8 @@ export interface FailedOnLedger {
 export interface AuditReport {
   readonly transactions: number;
   readonly outputs: number;
+  /** Records whose raw bytes are no whole transaction: recomputed as creating and spending nothing. */
+  readonly unreadableTransactions: readonly UnreadableRecord[];
   readonly supply: { readonly index: SupplySplit; readonly recomputed: SupplySplit };
   readonly balanceDifferences: readonly {
     readonly address: string;
@@ -79,7 +82,7 @@ export async function auditLedger(
 
 async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditReport, 'failedOnLedger'>> {
   const txs = await liveRawTransactions(db);
-  const recomputed = recomputeOutputs(txs, token.tokenId);
+  const { outputs: recomputed, unreadable } = recomputeLedger(txs, token.tokenId);
   const index = new Map<string, AuditOutput>();
   for (const o of await liveIndexedOutputs(db)) {
     index.set(`${o.txid}_${o.vout}`, { owner: o.owner, amount: o.amount, op: o.op, spent: o.spent });
@@ -111,6 +114,7 @@ async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditR
   return {
     transactions: txs.length,
     outputs: recomputed.size,
+    unreadableTransactions: unreadable,
     supply,
     balanceDifferences,
     outputDifferences,
@@ -120,6 +124,7 @@ async function auditIndex(db: Queryable, token: AuditToken): Promise<Omit<AuditR
     ticketCountDifferences,
     eventCountDifferences,
     ok:
+      unreadable.length === 0 &&
       outputDifferences.length === 0 &&
       balanceDifferences.length === 0 &&
       keptBalanceDifferences.length === 0 &&
