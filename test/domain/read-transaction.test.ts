@@ -43,13 +43,8 @@ function genesis() {
   return { txid: txidOf(raw), raw };
 }
 
-/** `fn` finished well within a second (the unguarded parse ran for a minute, then died). */
-async function quickly<T>(fn: () => T): Promise<T> {
-  const started = performance.now();
-  const result = await parsedSafely(fn);
-  assert.ok(performance.now() - started < 1_000, 'answered at once');
-  return result;
-}
+/** `fn` with the tripwire armed: no bytes that do not fit reach the parser (which would run out of memory). */
+const quickly = <T>(fn: () => T): Promise<T> => parsedSafely(fn);
 
 describe('readTransaction', () => {
   for (const hostile of HOSTILE) {

@@ -33,7 +33,6 @@ describeOnEachDb('funding: stored bytes announcing more inputs than they hold', 
         utxos: () => [{ txid: PAYMENT_TXID, vout: 0, satoshis: 5_000n, lockingScript: fundingScript }],
         rawTransaction: async () => raw,
       };
-      const started = performance.now();
       await parsedSafely(() =>
         assert.rejects(
           noticeFundingPayments({
@@ -49,7 +48,6 @@ describeOnEachDb('funding: stored bytes announcing more inputs than they hold', 
             e.reason === 'input count larger than the bytes can hold',
         ),
       );
-      assert.ok(performance.now() - started < 1_000);
       assert.deepEqual(await availableReserve(fresh.db), []);
     });
   }
