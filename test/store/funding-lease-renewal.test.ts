@@ -13,20 +13,13 @@ import {
   renewFundingLeases,
 } from '../../src/store/funding/funding-leases.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
-import { randomTxid } from '../support/seed-store.js';
+import { seedFundingOutputs } from '../support/seed-store.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(now.getTime() + ms);
 
 /** Eight available funding outputs of one transaction, no lease. */
-async function eightAvailableOutputs(db: Queryable): Promise<void> {
-  const txid = randomTxid();
-  for (let vout = 0; vout < 8; vout++)
-    await db.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 1000, '\\x76a9'::bytea, 'available')`,
-      [txid, vout],
-    );
-}
+const eightAvailableOutputs = (db: Queryable) => seedFundingOutputs(db, 8, () => 1000);
 
 describeOnEachDb('funding lease renewal', (fresh) => {
   test('writes only the leases ending before the renewal point, answers all still held', async () => {

@@ -14,7 +14,7 @@ import { availableFundingUpTo } from '../../src/store/funding/funding-pool.js';
 import { type Submission, writeSubmissions } from '../../src/store/submissions/submission-writes.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { backendPid, holdOpen, inside, runWhileHeld } from '../support/held-transaction.js';
-import { randomTxid, seedTicket, seedTransaction } from '../support/seed-store.js';
+import { randomTxid, seedFundingOutputs, seedTicket, seedTransaction } from '../support/seed-store.js';
 import { aSubmission } from '../support/submission-fixture.js';
 
 const OWNER = 'lease-test-owner';
@@ -22,13 +22,7 @@ const now = new Date('2026-11-23T10:00:00Z');
 const until = new Date('2026-11-23T11:00:00Z');
 
 async function fundingOutputs(db: Db, count: number): Promise<{ txid: string; vout: number }[]> {
-  const txid = randomTxid();
-  for (let vout = 0; vout < count; vout++) {
-    await db.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 1000, '\\x76a9'::bytea, 'available')`,
-      [txid, vout],
-    );
-  }
+  await seedFundingOutputs(db, count, () => 1000);
   // Four calls: the lease takes at most a quarter of what is free at a time.
   const leased = [];
   while (leased.length < count) {
@@ -257,13 +251,7 @@ describeOnEachDb('submission batches', (fresh) => {
 
   it('leases never hand one output to two owners, and take at most a quarter of the free ones (plus one)', async () => {
     await fresh.db.query("UPDATE funding_outputs SET state = 'spent' WHERE state = 'available'");
-    const txid = randomTxid();
-    for (let vout = 0; vout < 40; vout++) {
-      await fresh.db.query(
-        `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 500, '\\x76a9'::bytea, 'available')`,
-        [txid, vout],
-      );
-    }
+    await seedFundingOutputs(fresh.db, 40, () => 500);
     const a = await leaseFundingOutputs(fresh.db, { owner: 'a', now, until }, 100);
     assert.equal(a.length, 11, '40 / 4 + 1');
     const racing = await Promise.all(

@@ -14,6 +14,24 @@ export function randomTxid(): string {
   return randomBytes(32).toString('hex');
 }
 
+/**
+ * `count` available funding outputs (vouts 0 to count - 1) of one new transaction, no lease, of
+ * `satoshis(vout)` each; answers the transaction's txid.
+ */
+export async function seedFundingOutputs(
+  q: Queryable,
+  count: number,
+  satoshis: (vout: number) => number,
+): Promise<string> {
+  const txid = randomTxid();
+  for (let vout = 0; vout < count; vout++)
+    await q.query(
+      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, $3, '\\x76a9'::bytea, 'available')`,
+      [txid, vout, satoshis(vout)],
+    );
+  return txid;
+}
+
 export interface SeedOutput {
   readonly owner: string;
   readonly amount: bigint;

@@ -13,19 +13,14 @@ import { createFundingLeasePool } from '../../src/usecases/submit/funding-lease-
 import { eventually } from '../e2e/support.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { holdOpen } from '../support/held-transaction.js';
-import { randomTxid } from '../support/seed-store.js';
+import { seedFundingOutputs } from '../support/seed-store.js';
 
 const quiet = { info() {}, warn() {}, error() {} } as never;
 const settings = { leaseMs: 60_000, keepEveryMs: 60_000, minLeased: 4, maxLeased: 64 };
 
-async function addOutputs(db: Db, count: number, satoshis: number): Promise<void> {
-  const txid = randomTxid();
-  for (let vout = 0; vout < count; vout++)
-    await db.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, $3, '\\x76a9'::bytea, 'available')`,
-      [txid, vout, satoshis + vout],
-    );
-}
+/** `count` outputs of `satoshis` and up, each one more than the last. */
+const addOutputs = (db: Db, count: number, satoshis: number) =>
+  seedFundingOutputs(db, count, (vout) => satoshis + vout);
 
 const leasedTo = async (db: Db, owner: string) =>
   Number(

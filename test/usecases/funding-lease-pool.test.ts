@@ -8,19 +8,12 @@ import type { Db } from '../../src/store/db/db.js';
 import { openPgliteDb } from '../../src/store/db/pglite-db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createFundingLeasePool } from '../../src/usecases/submit/funding-lease-pool.js';
-import { randomTxid } from '../support/seed-store.js';
+import { seedFundingOutputs } from '../support/seed-store.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const settings = { leaseMs: 60_000, keepEveryMs: 60_000, minLeased: 4, maxLeased: 64 };
 
-async function addOutputs(db: Db, count: number, satoshis: number): Promise<void> {
-  const txid = randomTxid();
-  for (let vout = 0; vout < count; vout++)
-    await db.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, $3, '\\x76a9'::bytea, 'available')`,
-      [txid, vout, satoshis],
-    );
-}
+const addOutputs = (db: Db, count: number, satoshis: number) => seedFundingOutputs(db, count, () => satoshis);
 
 const leasedTo = async (db: Db, owner: string) =>
   Number(

@@ -9,19 +9,12 @@ import { openPgliteDb } from '../../src/store/db/pglite-db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { fundingSignalOf } from '../../src/usecases/funding/funding-signal.js';
 import { createFundingLeasePool } from '../../src/usecases/submit/funding-lease-pool.js';
-import { randomTxid } from '../support/seed-store.js';
+import { seedFundingOutputs } from '../support/seed-store.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const settings = { leaseMs: 60_000, keepEveryMs: 60_000, minLeased: 4, maxLeased: 64, refillWaitMs: 1500 };
 
-async function addOutputs(db: Db, count: number): Promise<void> {
-  const txid = randomTxid();
-  for (let vout = 0; vout < count; vout++)
-    await db.query(
-      `INSERT INTO funding_outputs (txid, vout, satoshis, script, state) VALUES ($1, $2, 500, '\\x76a9'::bytea, 'available')`,
-      [txid, vout],
-    );
-}
+const addOutputs = (db: Db, count: number) => seedFundingOutputs(db, count, () => 500);
 
 describe('a transfer waiting for a refill', () => {
   let db: Db;
