@@ -6,7 +6,7 @@
 // turns statement by statement (statement-turns.ts), so they interleave as badly as they can.
 // On PostgreSQL only: PGlite runs one transaction at a time, so nothing interleaves.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import type { Db } from '../../src/store/db/db.js';
 import { openPostgresDb } from '../../src/store/db/postgres-db.js';
@@ -17,9 +17,9 @@ import {
   recordSubscriptionAttempts,
   type SubscriptionOutcome,
 } from '../../src/store/subscriptions/subscription-events.js';
-import { insertSubscription } from '../../src/store/subscriptions/subscriptions-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { StatementTurns } from '../support/statement-turns.js';
+import { pendingEvent, seedSubscription } from '../support/subscription-fixtures.js';
 import { testDatabaseUrl } from '../support/test-databases.js';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
@@ -43,18 +43,7 @@ describeOnEachDb(
     after(() => Promise.all(deliverers.map((db) => db.close())));
 
     async function subscription(failingSince: Date | null): Promise<string> {
-      const id = randomUUID();
-      await fresh.db.transaction((tx) =>
-        insertSubscription(tx, {
-          id,
-          apiKeyId: 'key',
-          url: `https://wallet-${id}.example/hook`,
-          events: ['tokens.received.unconfirmed'],
-          description: '',
-          secretEnc: new Uint8Array(randomBytes(16)),
-          now: NOW,
-        }),
-      );
+      const id = await seedSubscription(fresh.db, `https://wallet-${randomUUID()}.example/hook`, NOW);
       await fresh.db.query('UPDATE subscriptions SET failing_since = $2 WHERE id = $1', [id, failingSince]);
       return id;
     }
@@ -66,17 +55,7 @@ describeOnEachDb(
     ): Promise<Map<string, string>> {
       await insertSubscriptionEvents(
         fresh.db,
-        subscriptions.map((subscriptionId) => ({
-          webhookId: `msg_${randomUUID()}`,
-          subscriptionId,
-          type: 'tokens.received.unconfirmed',
-          txid: null,
-          address: null,
-          status: null,
-          score: ++score,
-          payload: {},
-          state: 'pending' as const,
-        })),
+        subscriptions.map((subscriptionId) => pendingEvent(subscriptionId, ++score)),
         NOW,
       );
       const leased = await leaseSubscriptionEvents(fresh.db, { owner, now: NOW, leaseMs: 60_000, limit: 10 });

@@ -6,16 +6,16 @@
 // subscription's pending events were left for a later enable to send late. On PostgreSQL only:
 // PGlite runs one transaction at a time, so nothing waits.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import {
   insertSubscriptionEvents,
   leaseSubscriptionEvents,
   recordSubscriptionAttempts,
 } from '../../src/store/subscriptions/subscription-events.js';
-import { insertSubscription, subscriptionById } from '../../src/store/subscriptions/subscriptions-store.js';
+import { subscriptionById } from '../../src/store/subscriptions/subscriptions-store.js';
 import { describeOnEachDb } from '../support/describe-on-each-db.js';
 import { backendPid, holdOpen, runWhileHeld } from '../support/held-transaction.js';
+import { pendingEvent, seedSubscription } from '../support/subscription-fixtures.js';
 
 const NOW = new Date('2026-11-28T10:00:00Z');
 const OWNER = 'deliverer one';
@@ -25,31 +25,10 @@ describeOnEachDb('disabling a subscription another writer holds', { only: 'postg
 
   /** An enabled subscription with `events` pending events, the first leased to OWNER. */
   async function subscriptionWithEvents(events: number): Promise<{ id: string; leased: string }> {
-    const id = randomUUID();
-    await fresh.db.transaction((tx) =>
-      insertSubscription(tx, {
-        id,
-        apiKeyId: 'key',
-        url: 'https://wallet.example/hook',
-        events: ['tokens.received.unconfirmed'],
-        description: '',
-        secretEnc: new Uint8Array(randomBytes(16)),
-        now: NOW,
-      }),
-    );
+    const id = await seedSubscription(fresh.db, 'https://wallet.example/hook', NOW);
     await insertSubscriptionEvents(
       fresh.db,
-      Array.from({ length: events }, () => ({
-        webhookId: `msg_${randomUUID()}`,
-        subscriptionId: id,
-        type: 'tokens.received.unconfirmed',
-        txid: null,
-        address: null,
-        status: null,
-        score: ++score,
-        payload: {},
-        state: 'pending' as const,
-      })),
+      Array.from({ length: events }, () => pendingEvent(id, ++score)),
       NOW,
     );
     const [leased] = await leaseSubscriptionEvents(fresh.db, {
