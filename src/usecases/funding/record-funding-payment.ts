@@ -5,11 +5,11 @@
 // knows the txid. Every output paying the funding key's P2PKH script becomes reserve, which the
 // pool refill splits; the transaction's bytes are kept for SPV. Recording is idempotent: an output already recorded (as reserve or as a
 // pool output) is not recorded again.
-import { Transaction, Utils } from '@bsv/sdk';
+import type { Transaction } from '@bsv/sdk';
 import { txidOf } from '../../crypto/txid.js';
 import { DomainError } from '../../domain/domain-error.js';
+import { readTransaction, UnreadableTransactionError } from '../../domain/read-transaction.js';
 import { bytesEqual } from '../../domain/script-chunks.js';
-import { checkTxShape } from '../../domain/tx-shape.js';
 import { type Ledger, LedgerUnavailableError } from '../../ledger/port.js';
 import { holdTransactionLock } from '../../store/db/advisory-lock.js';
 import type { Db } from '../../store/db/db.js';
@@ -35,18 +35,17 @@ export interface FundingPaymentResult {
 
 /** Outputs of `raw` locked to `script` (the transaction parsed whole, trailing bytes refused). */
 export function outputsPaying(raw: Uint8Array, script: Uint8Array): { vout: number; satoshis: bigint }[] {
-  const shape = checkTxShape(raw);
-  if (!shape.ok) throw new DomainError('INVALID_TX', `transaction does not parse: ${shape.reason}`);
   let tx: Transaction;
   try {
-    const reader = new Utils.ReaderUint8Array(raw);
-    tx = Transaction.fromReader(reader);
-    if (reader.pos !== raw.length) throw new Error('trailing bytes after the transaction');
+    tx = readTransaction(raw);
   } catch (err) {
-    throw new DomainError(
-      'INVALID_TX',
-      `transaction does not parse: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    const reason =
+      err instanceof UnreadableTransactionError
+        ? err.reason
+        : err instanceof Error
+          ? err.message
+          : String(err);
+    throw new DomainError('INVALID_TX', `transaction does not parse: ${reason}`);
   }
   return tx.outputs.flatMap((output, vout) =>
     bytesEqual(output.lockingScript.toUint8Array(), script)
